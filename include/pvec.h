@@ -1,0 +1,532 @@
+/*
+ * pvec.h -- distributed particle vectors that plain CUDA kernels can read and write.
+ *
+ * This header is the whole C interface of pvec and its manual. It is C99, compiles as C and
+ * as C++, and needs no CUDA or MPI header. Read it top to bottom:
+ *
+ *   1. Versions, status codes and errors
+ *   2. Library start and end (pvec_init / pvec_finalize)
+ *   3. Schemas: the properties a particle carries, declared at run time
+ *   4. Vectors: creation, queries, growth and removal
+ *   5. Layout and raw pointers: what a kernel needs to index the data
+ *   6. Host <-> device transfers
+ *   7. Distribution over MPI: decomposition, map, ghost_get, ghost_put
+ *   8. Diagnostics
+ *
+ * ---------------------------------------------------------------------------------------
+ * The layout contract (the product; see docs/layout.md for the long version)
+ * ---------------------------------------------------------------------------------------
+ * A vector holds particles. Every property has its own buffer on the host and its own
+ * buffer on the device ("mirrors"), with the same layout in both. With `capacity` C:
+ *
+ *     scalar           particle i                 base[i]
+ *     vector[n]        particle i, component c    base[c*C + i]
+ *     tensor[n][m]     particle i, entry (a,b)    base[(a*m + b)*C + i]
+ *     positions        particle i, coordinate d   pos[d*C + i]
+ *
+ * C is shared by all properties of a vector, is a multiple of 64 elements (so every
+ * component row starts 256-byte aligned for 4- and 8-byte types) and is at least 64.
+ * Appends grow C geometrically (x2); reserve/resize/create ask for exactly the requested
+ * count rounded up to 64. C never shrinks except in pvec_shrink_to_fit.
+ * Local particles are [0, n_local); ghosts follow at [n_local, n_local + n_ghost).
+ *
+ * Pointer lifetime: a pointer or layout returned by pvec stays valid until the next call
+ * on the same vector that may reallocate or reorder: pvec_reserve, pvec_resize,
+ * pvec_append, pvec_remove, pvec_shrink_to_fit, pvec_map, pvec_ghost_get and
+ * pvec_vector_destroy. Each reallocation increments the vector's generation counter
+ * (pvec_layout.generation), so a binding can detect a stale view.
+ *
+ * Mirrors are synchronised only when asked (pvec_host_to_device / pvec_device_to_host),
+ * and by the operations that say so (map and ghost_* on the side they run on).
+ *
+ * ---------------------------------------------------------------------------------------
+ * Conventions
+ * ---------------------------------------------------------------------------------------
+ * - Every function returns pvec_status (PVEC_SUCCESS = 0) and writes results through
+ *   out-parameters, except the pointer getters pvec_host_ptr / pvec_device_ptr, which
+ *   return NULL on error, and the string functions, which never return NULL.
+ * - On error, pvec_last_error() gives a one-line explanation for the calling thread and the
+ *   vector is left exactly as it was (no partial change).
+ * - Handles are opaque identifiers, not memory addresses: a NULL or destroyed handle is
+ *   detected and reported as PVEC_ERROR_INVALID_HANDLE, never dereferenced.
+ * - Sizes and indices are int64_t; a negative size is PVEC_ERROR_INVALID_ARGUMENT.
+ * - "Collective" functions must be called by every rank of the vector's communicator in
+ *   the same order. Everything else is local.
+ * - Thread safety: distinct handles may be used concurrently from different threads; one
+ *   handle must not be used by two threads at once without external locking.
+ * - Units: strides are given both in elements and in bytes, named so.
+ */
+#ifndef PVEC_H
+#define PVEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define PVEC_API
+#elif defined(__GNUC__)
+#define PVEC_API __attribute__((visibility("default")))
+#else
+#define PVEC_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================================= */
+/* 1. Versions, status codes and errors                                                    */
+/* ======================================================================================= */
+
+#define PVEC_VERSION_MAJOR 0
+#define PVEC_VERSION_MINOR 1
+#define PVEC_VERSION_PATCH 0
+/** MAJOR*10000 + MINOR*100 + PATCH of the header in use. */
+#define PVEC_VERSION_NUMBER \
+  (PVEC_VERSION_MAJOR * 10000 + PVEC_VERSION_MINOR * 100 + PVEC_VERSION_PATCH)
+
+/** Version number of the library actually loaded (compare with PVEC_VERSION_NUMBER).
+ *  Since 0.1. */
+PVEC_API int pvec_version_number(void);
+/** Version of the loaded library as "MAJOR.MINOR.PATCH". Never NULL. Since 0.1. */
+PVEC_API const char* pvec_version_string(void);
+
+/** Status returned by every function. Values are stable; new ones are only appended. */
+typedef enum pvec_status {
+  PVEC_SUCCESS = 0,
+  /** An argument is invalid: NULL out-pointer, negative size, bad enum value, bad name. */
+  PVEC_ERROR_INVALID_ARGUMENT = 1,
+  /** The handle is NULL, was destroyed, or is of the wrong kind. */
+  PVEC_ERROR_INVALID_HANDLE = 2,
+  /** A property index or particle index is out of range. */
+  PVEC_ERROR_OUT_OF_RANGE = 3,
+  /** A size or a byte count would overflow. */
+  PVEC_ERROR_OVERFLOW = 4,
+  /** Host, pinned or device memory could not be allocated; nothing was changed. */
+  PVEC_ERROR_OUT_OF_MEMORY = 5,
+  /** CUDA was asked for, but this build has no CUDA or the machine has no usable device. */
+  PVEC_ERROR_NO_DEVICE = 6,
+  /** The CUDA runtime reported an error (the message names it). */
+  PVEC_ERROR_CUDA = 7,
+  /** MPI reported an error, or a collective call failed on another rank. */
+  PVEC_ERROR_MPI = 8,
+  /** The call is not allowed now: before pvec_init, after pvec_finalize, and the like. */
+  PVEC_ERROR_STATE = 9,
+  /** pvec_map found particles outside a non-periodic boundary or with a NaN/Inf
+   *  coordinate; no rank changed anything. The message gives the global count. */
+  PVEC_ERROR_PARTICLES_OUTSIDE = 10,
+  /** A typed access asked for a dtype that is not the property's. */
+  PVEC_ERROR_DTYPE_MISMATCH = 11,
+  /** The operation is not available in this build (e.g. MPI support compiled out). */
+  PVEC_ERROR_NOT_SUPPORTED = 12,
+  /** A bug in pvec: please report it with the message. */
+  PVEC_ERROR_INTERNAL = 13
+} pvec_status;
+
+/** Short constant description of a status ("invalid handle"). Never NULL, also for values
+ *  that are not a pvec_status. Since 0.1. */
+PVEC_API const char* pvec_status_string(pvec_status status);
+
+/** Detail of the most recent failed call made by this thread, e.g.
+ *  "pvec_device_ptr: property 7 out of range: vector has 3 properties".
+ *  Every pvec call clears it on entry, so after a successful call it is "". Never NULL; the
+ *  string stays valid until the next pvec call from this thread. Since 0.1. */
+PVEC_API const char* pvec_last_error(void);
+
+/* ======================================================================================= */
+/* 2. Library start and end                                                                */
+/* ======================================================================================= */
+
+/** Start pvec. Initialises MPI (MPI_Init_thread, MPI_THREAD_FUNNELED) only if the program
+ *  has not already done so; a program started without mpirun runs as one rank. When CUDA
+ *  devices exist, selects device (node-local rank mod device count) for this process,
+ *  unless the environment variable PVEC_DEVICE names one. argc/argv may be NULL.
+ *  Calling it again is harmless. Collective over MPI_COMM_WORLD when it initialises MPI.
+ *  Errors: PVEC_ERROR_MPI; PVEC_ERROR_STATE after pvec_finalize. Since 0.1. */
+PVEC_API pvec_status pvec_init(int* argc, char*** argv);
+
+/** End pvec: destroys every vector and schema still alive, frees pvec's staging memory,
+ *  and finalises MPI if pvec_init initialised it. Afterwards only the functions of
+ *  section 1, pvec_initialized and schema functions may be called. Collective.
+ *  Errors: PVEC_ERROR_STATE if pvec_init was not called. Since 0.1. */
+PVEC_API pvec_status pvec_finalize(void);
+
+/** *flag = 1 between pvec_init and pvec_finalize, else 0. Errors: INVALID_ARGUMENT. */
+PVEC_API pvec_status pvec_initialized(int* flag);
+
+/** Whether this build has CUDA and the process sees at least one device: *count = number of
+ *  devices (0 when none, or when built without CUDA). Errors: INVALID_ARGUMENT. */
+PVEC_API pvec_status pvec_cuda_device_count(int* count);
+
+/* ======================================================================================= */
+/* 3. Schemas                                                                              */
+/* ======================================================================================= */
+
+/** Element types. Only 4- and 8-byte types: every component row then starts 256-byte
+ *  aligned when the capacity is a multiple of 64. */
+typedef enum pvec_dtype {
+  PVEC_FLOAT32 = 1,
+  PVEC_FLOAT64 = 2,
+  PVEC_INT32 = 3,
+  PVEC_INT64 = 4,
+  PVEC_UINT32 = 5,
+  PVEC_UINT64 = 6
+} pvec_dtype;
+
+/** Size in bytes of one element of dtype, or 0 for an unknown dtype. Since 0.1. */
+PVEC_API size_t pvec_dtype_size(pvec_dtype dtype);
+/** Name of dtype ("float32"), "unknown" for an unknown dtype. Never NULL. Since 0.1. */
+PVEC_API const char* pvec_dtype_name(pvec_dtype dtype);
+
+/** Largest tensor rank (a scalar has rank 0, vector[n] rank 1, tensor[n][m] rank 2). */
+#define PVEC_MAX_RANK 2
+/** Longest property name, in bytes, without the terminating NUL. */
+#define PVEC_MAX_NAME 63
+
+/** A list of property declarations; a vector copies it at creation. */
+typedef struct pvec_schema_s* pvec_schema_t;
+
+/** Create an empty schema. Errors: INVALID_ARGUMENT (out NULL), OUT_OF_MEMORY. */
+PVEC_API pvec_status pvec_schema_create(pvec_schema_t* out);
+/** Destroy a schema; vectors created from it are unaffected. Errors: INVALID_HANDLE. */
+PVEC_API pvec_status pvec_schema_destroy(pvec_schema_t schema);
+
+/** Append a property; its index is its position in declaration order (0, 1, ...).
+ *  rank 0: scalar (extents ignored, may be NULL); rank 1: vector[extents[0]];
+ *  rank 2: tensor[extents[0]][extents[1]], entry (a,b) is component a*extents[1] + b.
+ *  name: 1..PVEC_MAX_NAME bytes, unique in the schema, must not be "pos" (reserved for the
+ *  positions). *index (may be NULL) receives the new property's index.
+ *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (NULL/empty/long/duplicate/reserved name,
+ *  unknown dtype, rank outside 0..2, extent < 1); OVERFLOW (component count times element
+ *  size does not fit in int64). The schema is unchanged on error. Since 0.1. */
+PVEC_API pvec_status pvec_schema_add(pvec_schema_t schema, const char* name, pvec_dtype dtype,
+                                     int rank, const int64_t* extents, int* index);
+/** pvec_schema_add with rank 0. */
+PVEC_API pvec_status pvec_schema_add_scalar(pvec_schema_t schema, const char* name,
+                                            pvec_dtype dtype, int* index);
+/** pvec_schema_add with rank 1, extents {n}. */
+PVEC_API pvec_status pvec_schema_add_vector(pvec_schema_t schema, const char* name,
+                                            pvec_dtype dtype, int64_t n, int* index);
+/** pvec_schema_add with rank 2, extents {n, m}. */
+PVEC_API pvec_status pvec_schema_add_tensor(pvec_schema_t schema, const char* name,
+                                            pvec_dtype dtype, int64_t n, int64_t m, int* index);
+/** Number of properties declared so far. Errors: INVALID_HANDLE, INVALID_ARGUMENT. */
+PVEC_API pvec_status pvec_schema_count(pvec_schema_t schema, int* count);
+
+/* ======================================================================================= */
+/* 4. Vectors                                                                              */
+/* ======================================================================================= */
+
+typedef struct pvec_vector_s* pvec_vector_t;
+
+/** Largest supported space dimension. */
+#define PVEC_MAX_DIM 4
+
+/** Property index that names the positions wherever a property index is taken. */
+#define PVEC_POS (-1)
+
+typedef enum pvec_boundary { PVEC_NON_PERIODIC = 0, PVEC_PERIODIC = 1 } pvec_boundary;
+
+/** Where the "device" mirror lives. AUTO: CUDA when a device is usable, else HOST. HOST: the
+ *  device mirror is a second host allocation with the same layout (transfers are real
+ *  copies). CUDA: device memory, PVEC_ERROR_NO_DEVICE when none is usable. */
+typedef enum pvec_backend {
+  PVEC_BACKEND_AUTO = 0,
+  PVEC_BACKEND_HOST = 1,
+  PVEC_BACKEND_CUDA = 2
+} pvec_backend;
+
+/** Host mirror memory with the CUDA backend: page-locked (default; transfers run at full
+ *  link speed) or pageable (cheaper to allocate, 4-7x slower to transfer). */
+typedef enum pvec_host_memory { PVEC_HOST_PINNED = 0, PVEC_HOST_PAGEABLE = 1 } pvec_host_memory;
+
+/** How the initial particles of pvec_vector_create are placed: EVEN splits n_particles
+ *  (a global count) as evenly as possible over the ranks, lower ranks taking the remainder;
+ *  LOCAL gives each rank the n_particles it passes. */
+typedef enum pvec_placement { PVEC_PLACE_EVEN = 0, PVEC_PLACE_LOCAL = 1 } pvec_placement;
+
+/** Everything pvec_vector_create needs besides the schema. Fill it with
+ *  PVEC_VECTOR_DESC_INIT or pvec_vector_desc_init() first, then set fields; fields are
+ *  only ever appended, and struct_size tells the library which ones the caller knows. */
+typedef struct pvec_vector_desc {
+  size_t struct_size;              /**< sizeof(pvec_vector_desc) of the caller */
+  int dim;                         /**< space dimension, 1..PVEC_MAX_DIM (default 3) */
+  pvec_dtype pos_dtype;            /**< PVEC_FLOAT32 or PVEC_FLOAT64 (default FLOAT64) */
+  double domain_lo[PVEC_MAX_DIM];  /**< box low corner (default 0) */
+  double domain_hi[PVEC_MAX_DIM];  /**< box high corner, > domain_lo (default 1) */
+  int boundary[PVEC_MAX_DIM];      /**< pvec_boundary per dimension (default NON_PERIODIC) */
+  double ghost_width;              /**< halo width, >= 0 (default 0) */
+  int64_t n_particles;             /**< initial particles, zero-initialised (default 0) */
+  int placement;                   /**< pvec_placement of n_particles (default EVEN) */
+  int backend;                     /**< pvec_backend (default AUTO) */
+  int host_memory;                 /**< pvec_host_memory (default PINNED) */
+  int has_comm;                    /**< 0: MPI_COMM_WORLD; 1: use comm_f */
+  int64_t comm_f;                  /**< Fortran handle of the communicator (MPI_Comm_c2f in C,
+                                        the integer in Fortran, comm.py2f() in mpi4py) */
+} pvec_vector_desc;
+
+#define PVEC_VECTOR_DESC_INIT                                                          \
+  {                                                                                    \
+    sizeof(pvec_vector_desc), 3, PVEC_FLOAT64, {0, 0, 0, 0}, {1, 1, 1, 1}, {0, 0, 0, 0}, \
+        0.0, 0, PVEC_PLACE_EVEN, PVEC_BACKEND_AUTO, PVEC_HOST_PINNED, 0, 0               \
+  }
+
+/** Fill *desc with the defaults of PVEC_VECTOR_DESC_INIT (for languages without macros).
+ *  Errors: INVALID_ARGUMENT. */
+PVEC_API pvec_status pvec_vector_desc_init(pvec_vector_desc* desc);
+
+/** Create a vector of desc->n_particles particles (placed as desc->placement says) with the
+ *  properties of schema (copied: the schema may be destroyed afterwards). Properties and
+ *  positions are zero on both mirrors. Capacity: the local count rounded up to 64, at
+ *  least 64. Collective over the communicator (it is duplicated, so pvec's messages never
+ *  mix with the program's). Requires pvec_init.
+ *  Errors: INVALID_ARGUMENT (bad dim, dtype, box, boundary, ghost width, negative count,
+ *  bad enum), INVALID_HANDLE (schema), OVERFLOW, OUT_OF_MEMORY, NO_DEVICE (backend CUDA
+ *  without a device), CUDA, MPI, STATE (no pvec_init). Since 0.1. */
+PVEC_API pvec_status pvec_vector_create(const pvec_vector_desc* desc, pvec_schema_t schema,
+                                        pvec_vector_t* out);
+
+/** Destroy a vector and free both mirrors. Pointers from it become invalid. Collective.
+ *  Errors: INVALID_HANDLE. */
+PVEC_API pvec_status pvec_vector_destroy(pvec_vector_t vec);
+
+/* ---- Queries (local, cheap: no synchronisation) ---------------------------------------- */
+
+/** Number of local (owned) particles. */
+PVEC_API pvec_status pvec_size(pvec_vector_t vec, int64_t* n_local);
+/** Number of ghost particles after the local ones (0 until pvec_ghost_get). */
+PVEC_API pvec_status pvec_ghost_size(pvec_vector_t vec, int64_t* n_ghost);
+/** Capacity C shared by every property: the component stride in elements. */
+PVEC_API pvec_status pvec_capacity(pvec_vector_t vec, int64_t* capacity);
+/** Space dimension. */
+PVEC_API pvec_status pvec_dim(pvec_vector_t vec, int* dim);
+/** Position dtype (FLOAT32 or FLOAT64). */
+PVEC_API pvec_status pvec_pos_dtype(pvec_vector_t vec, pvec_dtype* dtype);
+/** Domain box: lo and hi each receive dim values (either may be NULL). */
+PVEC_API pvec_status pvec_domain(pvec_vector_t vec, double* lo, double* hi);
+/** Boundary conditions: bc receives dim pvec_boundary values. */
+PVEC_API pvec_status pvec_boundaries(pvec_vector_t vec, int* bc);
+/** Ghost width given at creation. */
+PVEC_API pvec_status pvec_ghost_width(pvec_vector_t vec, double* width);
+/** Number of properties (positions not counted). */
+PVEC_API pvec_status pvec_prop_count(pvec_vector_t vec, int* count);
+/** Index of the property called name (PVEC_POS for "pos"). Errors: INVALID_ARGUMENT when
+ *  no property has that name. */
+PVEC_API pvec_status pvec_prop_index(pvec_vector_t vec, const char* name, int* prop);
+/** Backend in use: PVEC_BACKEND_HOST or PVEC_BACKEND_CUDA (never AUTO). */
+PVEC_API pvec_status pvec_vector_backend(pvec_vector_t vec, pvec_backend* backend);
+/** Generation counter: incremented by every reallocation or reordering of the buffers. */
+PVEC_API pvec_status pvec_generation(pvec_vector_t vec, uint64_t* generation);
+
+/* ---- Changing the number of particles ------------------------------------------------- */
+/* All of these drop the ghosts first (n_ghost becomes 0), act on both mirrors with the same
+ * result, and are local (not collective). They invalidate pointers when they reallocate,
+ * which the generation counter shows. On error nothing changes. */
+
+/** Make capacity >= n (exactly n rounded up to 64 when it grows). Data kept.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (n < 0), OVERFLOW, OUT_OF_MEMORY, CUDA. */
+PVEC_API pvec_status pvec_reserve(pvec_vector_t vec, int64_t n);
+
+/** Set the local size to n. Particles [0, min(n, old)) keep their values; new particles are
+ *  zero on both mirrors. Grows capacity exactly (n rounded up to 64) when needed.
+ *  Errors: as pvec_reserve. */
+PVEC_API pvec_status pvec_resize(pvec_vector_t vec, int64_t n);
+
+/** Append k zero-initialised particles (both mirrors) at the end of the local ones, growing
+ *  the capacity geometrically (to max(2*C, needed) rounded to 64) so that n appends cost
+ *  O(n). *first (may be NULL) receives the index of the first new particle.
+ *  Errors: as pvec_reserve (k < 0 is INVALID_ARGUMENT). */
+PVEC_API pvec_status pvec_append(pvec_vector_t vec, int64_t k, int64_t* first);
+
+/** Remove the local particles whose indices are listed (any order). The others keep their
+ *  relative order and are packed to [0, n - count). Never reallocates, but reorders, so
+ *  the generation is incremented when count > 0.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (indices NULL with count > 0, count < 0,
+ *  duplicate index), OUT_OF_RANGE (an index outside [0, n_local)), OUT_OF_MEMORY, CUDA. */
+PVEC_API pvec_status pvec_remove(pvec_vector_t vec, const int64_t* indices, int64_t count);
+
+/** Reduce the capacity to the local size rounded up to 64 (at least 64). Data kept.
+ *  Errors: INVALID_HANDLE, OUT_OF_MEMORY, CUDA. */
+PVEC_API pvec_status pvec_shrink_to_fit(pvec_vector_t vec);
+
+/* ======================================================================================= */
+/* 5. Layout and raw pointers                                                              */
+/* ======================================================================================= */
+
+/** What a kernel needs to index one property (or the positions) of a vector.
+ *  Element (particle i, component c) is at  (char*)ptr + c*stride_bytes + i*elem_size,
+ *  i.e. ((T*)ptr)[c*stride_elems + i], with stride_elems == capacity. */
+typedef struct pvec_layout {
+  size_t struct_size;         /**< set by the caller: sizeof(pvec_layout) */
+  int prop;                   /**< property index, or PVEC_POS */
+  const char* name;           /**< property name ("pos" for positions); valid while the
+                                   vector lives */
+  pvec_dtype dtype;           /**< element type */
+  size_t elem_size;           /**< bytes per element */
+  int rank;                   /**< 0 scalar, 1 vector, 2 tensor */
+  int64_t extents[PVEC_MAX_RANK]; /**< shape; unused entries are 1 */
+  int64_t ncomp;              /**< components: product of the extents */
+  int64_t capacity;           /**< C */
+  int64_t stride_elems;       /**< distance between components, in elements (== C) */
+  int64_t stride_bytes;       /**< distance between components, in bytes */
+  int64_t n_local;            /**< local particles */
+  int64_t n_ghost;            /**< ghost particles, after the local ones */
+  uint64_t generation;        /**< generation these pointers belong to */
+  void* host_ptr;             /**< host mirror, component 0 of particle 0 */
+  void* device_ptr;           /**< device mirror (a host address with the host backend) */
+} pvec_layout;
+
+#define PVEC_LAYOUT_INIT {sizeof(pvec_layout), 0, NULL, (pvec_dtype)0, 0, 0, {1, 1}, 0, 0, 0, 0, 0, 0, 0, NULL, NULL}
+
+/** Fill *out (whose struct_size the caller sets) for property prop or PVEC_POS.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL or struct_size too small),
+ *  OUT_OF_RANGE (prop). Valid until the generation changes. Since 0.1. */
+PVEC_API pvec_status pvec_layout_get(pvec_vector_t vec, int prop, pvec_layout* out);
+
+/** Host mirror of property prop (or PVEC_POS): element (i, c) at ptr[c*capacity + i].
+ *  Returns NULL on error (INVALID_HANDLE, OUT_OF_RANGE; see pvec_last_error). Valid until
+ *  the generation changes. Since 0.1. */
+PVEC_API void* pvec_host_ptr(pvec_vector_t vec, int prop);
+
+/** Device mirror of property prop (or PVEC_POS), to pass to a CUDA kernel; the same layout
+ *  as the host mirror. With the host backend it is the second host allocation. Returns
+ *  NULL on error. Valid until the generation changes. Since 0.1. */
+PVEC_API void* pvec_device_ptr(pvec_vector_t vec, int prop);
+
+/* ======================================================================================= */
+/* 6. Host <-> device transfers                                                            */
+/* ======================================================================================= */
+
+/** CUDA stream, without the CUDA header: a cudaStream_t converts to and from it. NULL is
+ *  the legacy default stream. */
+typedef struct CUstream_st* pvec_stream_t;
+
+/** Stream on which pvec orders this vector's own device work (growth copies, zero fill,
+ *  removal, map, ghost exchange) and the blocking transfers. Default NULL. The caller
+ *  keeps the stream alive while the vector uses it. Errors: INVALID_HANDLE. */
+PVEC_API pvec_status pvec_set_stream(pvec_vector_t vec, pvec_stream_t stream);
+PVEC_API pvec_status pvec_get_stream(pvec_vector_t vec, pvec_stream_t* stream);
+
+/** Copy the listed properties (PVEC_POS for positions) from host to device mirror, live
+ *  particles [0, n_local + n_ghost) of each component only, one 2D copy per property.
+ *  props == NULL means every property and the positions (nprops ignored). Blocks until
+ *  the copies are done. Invalidates nothing.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (nprops < 0, a repeated index), OUT_OF_RANGE,
+ *  CUDA. Nothing is copied on an argument error. Since 0.1. */
+PVEC_API pvec_status pvec_host_to_device(pvec_vector_t vec, const int* props, int nprops);
+/** The reverse of pvec_host_to_device. */
+PVEC_API pvec_status pvec_device_to_host(pvec_vector_t vec, const int* props, int nprops);
+
+/** As pvec_host_to_device, ordered on stream and returning without waiting. The data must
+ *  not be touched or reallocated before the stream reaches the copy. With pageable host
+ *  memory the CUDA runtime may complete part of the copy before returning. */
+PVEC_API pvec_status pvec_host_to_device_async(pvec_vector_t vec, const int* props, int nprops,
+                                               pvec_stream_t stream);
+/** As pvec_device_to_host, ordered on stream and returning without waiting. */
+PVEC_API pvec_status pvec_device_to_host_async(pvec_vector_t vec, const int* props, int nprops,
+                                               pvec_stream_t stream);
+
+/** Wait until all work pvec ordered on the vector's stream is done. */
+PVEC_API pvec_status pvec_synchronize(pvec_vector_t vec);
+
+/* ======================================================================================= */
+/* 7. Distribution over MPI                                                                */
+/* ======================================================================================= */
+
+/** Flags for map / ghost_get / ghost_put, or-ed. */
+enum {
+  /** Run on the device mirrors (label, pack, unpack, compact on the GPU); the result is left
+   *  on the device. Without it the operation runs on the host mirrors. Like OpenFPM's
+   *  RUN_ON_DEVICE. */
+  PVEC_ON_DEVICE = 1u << 0,
+  /** map: remove particles outside a non-periodic boundary or with NaN/Inf coordinates
+   *  instead of failing; the global count removed is reported. */
+  PVEC_MAP_REMOVE_OUTSIDE = 1u << 1,
+  /** ghost_get: do not send positions (the ghosts keep theirs from the previous call);
+   *  requires PVEC_GHOST_REUSE_PLAN semantics (positions unchanged since). */
+  PVEC_GHOST_SKIP_POSITIONS = 1u << 2,
+  /** ghost_get: reuse the plan (which particles go where) of the previous ghost_get; only
+   *  property values travel. Valid only if no particle moved, was added or removed since.
+   *  Without a previous plan this is INVALID_ARGUMENT. */
+  PVEC_GHOST_REUSE_PLAN = 1u << 3
+};
+
+typedef enum pvec_reduce_op {
+  PVEC_REDUCE_ADD = 0,
+  PVEC_REDUCE_MIN = 1,
+  PVEC_REDUCE_MAX = 2,
+  PVEC_REDUCE_REPLACE = 3
+} pvec_reduce_op;
+
+/** This process's rank and the communicator's size. */
+PVEC_API pvec_status pvec_comm_rank(pvec_vector_t vec, int* rank);
+PVEC_API pvec_status pvec_comm_size(pvec_vector_t vec, int* size);
+
+/** Subdomain owned by this rank (dim values each). A particle belongs to the rank whose
+ *  half-open box [lo, hi) contains it; the last rank along a dimension also owns hi of a
+ *  non-periodic domain. */
+PVEC_API pvec_status pvec_subdomain(pvec_vector_t vec, double* lo, double* hi);
+
+/** Rank that owns point x (dim coordinates; periodic dimensions are wrapped first).
+ *  Errors: INVALID_ARGUMENT when x is outside a non-periodic boundary or not finite. */
+PVEC_API pvec_status pvec_owner_rank(pvec_vector_t vec, const double* x, int* rank);
+
+/** Send every local particle, with all properties, to the rank owning its position;
+ *  periodic coordinates are wrapped into the box first. Drops ghosts. Global count and
+ *  values are conserved exactly. Particles outside a non-periodic boundary or with a
+ *  non-finite coordinate make every rank return PVEC_ERROR_PARTICLES_OUTSIDE with the
+ *  vector untouched, unless PVEC_MAP_REMOVE_OUTSIDE is set; *n_removed (may be NULL)
+ *  receives the global number removed. Collective. Invalidates pointers (reorders and may
+ *  grow). flags: PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT, PARTICLES_OUTSIDE, OUT_OF_MEMORY, CUDA, MPI. */
+PVEC_API pvec_status pvec_map(pvec_vector_t vec, unsigned flags, int64_t* n_removed);
+
+/** Replace the ghosts by copies of every particle (of any rank, this one included) that lies
+ *  within ghost_width of this rank's subdomain, or of its periodic images, with positions
+ *  shifted by the period across periodic boundaries. Ghosts are appended after the local
+ *  particles; the listed properties (props NULL: all) and the positions travel. Collective.
+ *  Invalidates pointers (may grow). flags: PVEC_ON_DEVICE, PVEC_GHOST_REUSE_PLAN,
+ *  PVEC_GHOST_SKIP_POSITIONS. Errors: INVALID_HANDLE, INVALID_ARGUMENT, OUT_OF_RANGE,
+ *  OUT_OF_MEMORY, CUDA, MPI. */
+PVEC_API pvec_status pvec_ghost_get(pvec_vector_t vec, const int* props, int nprops,
+                                    unsigned flags);
+
+/** Send the ghosts' values of the listed properties back to the particles they copy and
+ *  combine them there with op; ghost values are then left as they were. Uses the plan of
+ *  the last ghost_get (INVALID_ARGUMENT without one). Collective; invalidates nothing.
+ *  flags: PVEC_ON_DEVICE. Errors: INVALID_HANDLE, INVALID_ARGUMENT, OUT_OF_RANGE, CUDA,
+ *  MPI. */
+PVEC_API pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int nprops,
+                                    pvec_reduce_op op, unsigned flags);
+
+/* ======================================================================================= */
+/* 8. Diagnostics                                                                          */
+/* ======================================================================================= */
+
+/** Process-wide memory accounting of pvec's own allocations. */
+typedef struct pvec_memory_stats {
+  size_t struct_size;      /**< set by the caller: sizeof(pvec_memory_stats) */
+  int64_t host_bytes;      /**< live pageable host bytes */
+  int64_t pinned_bytes;    /**< live page-locked host bytes */
+  int64_t device_bytes;    /**< live device bytes */
+  int64_t host_allocs;     /**< pageable allocations made so far */
+  int64_t pinned_allocs;   /**< page-locked allocations made so far */
+  int64_t device_allocs;   /**< device allocations made so far */
+} pvec_memory_stats;
+
+/** Read the memory accounting. Errors: INVALID_ARGUMENT. */
+PVEC_API pvec_status pvec_memory_stats_get(pvec_memory_stats* out);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* With <mpi.h> included first, a C or C++ program can pass a communicator directly. */
+#if defined(MPI_VERSION) && !defined(PVEC_NO_MPI_HELPERS)
+static inline void pvec_vector_desc_set_comm(pvec_vector_desc* desc, MPI_Comm comm) {
+  desc->has_comm = 1;
+  desc->comm_f = (int64_t)MPI_Comm_c2f(comm);
+}
+#endif
+
+#endif /* PVEC_H */
