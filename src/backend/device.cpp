@@ -1,0 +1,130 @@
+#include "backend/device.hpp"
+
+#include "core/error.hpp"
+
+#include <cstring>
+
+#ifdef PVEC_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace pvec::detail {
+
+#ifdef PVEC_HAVE_CUDA
+
+namespace {
+void check(cudaError_t err, const char* what) {
+  if (err != cudaSuccess)
+    fail(PVEC_ERROR_CUDA, what, ": ", cudaGetErrorName(err), ": ", cudaGetErrorString(err));
+}
+cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
+}  // namespace
+
+int device_count() {
+  static const int count = [] {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+      cudaGetLastError();  // clear the sticky "no device" error
+      return 0;
+    }
+    return n;
+  }();
+  return count;
+}
+
+void device_select(int index) { check(cudaSetDevice(index), "cudaSetDevice"); }
+
+int device_current() {
+  int d = 0;
+  if (cudaGetDevice(&d) != cudaSuccess) return 0;
+  return d;
+}
+
+void* device_alloc(size_t bytes) {
+  void* p = nullptr;
+  if (cudaMalloc(&p, bytes) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+void device_free(void* p) noexcept { cudaFree(p); }
+
+void* device_alloc_pinned(size_t bytes) {
+  void* p = nullptr;
+  if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+void device_free_pinned(void* p) noexcept { cudaFreeHost(p); }
+
+void copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+             bool on_device, void* stream) {
+  if (width == 0 || height == 0) return;
+  if (on_device) {
+    check(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, height, cudaMemcpyDefault,
+                            as_stream(stream)),
+          "cudaMemcpy2DAsync");
+    return;
+  }
+  for (size_t r = 0; r < height; ++r)
+    std::memcpy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch,
+                width);
+}
+
+void zero_2d(void* dst, size_t pitch, size_t width, size_t height, bool on_device, void* stream) {
+  if (width == 0 || height == 0) return;
+  if (on_device) {
+    check(cudaMemset2DAsync(dst, pitch, 0, width, height, as_stream(stream)), "cudaMemset2DAsync");
+    return;
+  }
+  for (size_t r = 0; r < height; ++r) std::memset(static_cast<char*>(dst) + r * pitch, 0, width);
+}
+
+void copy_bytes(void* dst, const void* src, size_t bytes, bool on_device, void* stream) {
+  if (bytes == 0) return;
+  if (on_device) {
+    check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, as_stream(stream)),
+          "cudaMemcpyAsync");
+    return;
+  }
+  std::memcpy(dst, src, bytes);
+}
+
+void stream_synchronize(void* stream) {
+  check(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize");
+}
+
+void check_launch(const char* what) { check(cudaGetLastError(), what); }
+
+#else  // no CUDA in this build
+
+int device_count() { return 0; }
+void device_select(int) {}
+int device_current() { return 0; }
+void* device_alloc(size_t) { return nullptr; }
+void device_free(void*) noexcept {}
+void* device_alloc_pinned(size_t) { return nullptr; }
+void device_free_pinned(void*) noexcept {}
+
+void copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+             bool, void*) {
+  for (size_t r = 0; r < height && width > 0; ++r)
+    std::memcpy(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch,
+                width);
+}
+void zero_2d(void* dst, size_t pitch, size_t width, size_t height, bool, void*) {
+  for (size_t r = 0; r < height && width > 0; ++r)
+    std::memset(static_cast<char*>(dst) + r * pitch, 0, width);
+}
+void copy_bytes(void* dst, const void* src, size_t bytes, bool, void*) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void stream_synchronize(void*) {}
+void check_launch(const char*) {}
+
+#endif
+
+}  // namespace pvec::detail

@@ -1,0 +1,37 @@
+// The CUDA runtime behind a small interface, so that everything else compiles without CUDA
+// headers. In a build without CUDA these report "no device" and the device calls are never
+// reached (a vector then uses the host backend).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace pvec::detail {
+
+// Number of usable CUDA devices (0 without CUDA, driver or device).
+int device_count();
+// Make device `index` current for this process.
+void device_select(int index);
+// Index of the current device (0 without CUDA).
+int device_current();
+
+void* device_alloc(size_t bytes);  // nullptr on failure
+void device_free(void* p) noexcept;
+void* device_alloc_pinned(size_t bytes);  // nullptr on failure
+void device_free_pinned(void* p) noexcept;
+
+// 2D copy of `height` rows of `width` bytes. on_device: through the CUDA runtime
+// (cudaMemcpy2DAsync, direction inferred from the addresses) ordered on stream; otherwise
+// memcpy on the host, immediately.
+void copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+             bool on_device, void* stream);
+// 2D zero fill with the same conventions.
+void zero_2d(void* dst, size_t pitch, size_t width, size_t height, bool on_device, void* stream);
+// 1D copy; on_device as above.
+void copy_bytes(void* dst, const void* src, size_t bytes, bool on_device, void* stream);
+
+void stream_synchronize(void* stream);
+// Throws Error(PVEC_ERROR_CUDA) if the last kernel launch failed.
+void check_launch(const char* what);
+
+}  // namespace pvec::detail

@@ -1,0 +1,93 @@
+// ParticleSet: the particles of one rank: sizes, capacity, generation and one PropertyBuffer
+// per column (column 0 = positions, column p+1 = property p). Owns both mirrors and keeps
+// them consistent under growth, resizing and removal. Knows nothing of MPI.
+#pragma once
+
+#include "backend/device.hpp"
+#include "memory/allocator.hpp"
+#include "memory/property_buffer.hpp"
+#include "memory/scratch_buffer.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace pvec::detail {
+
+struct Exec;
+
+// Capacity rule: a multiple of 64 elements, at least 64.
+int64_t round_capacity(int64_t n);
+
+class ParticleSet {
+ public:
+  // columns[0] must be the positions. cuda: device mirrors in device memory (else a second
+  // host allocation). host_kind: pinned or pageable host mirrors.
+  ParticleSet(std::vector<PropertySpec> columns, bool cuda, MemKind host_kind, int64_t n_local);
+  ~ParticleSet();
+  ParticleSet(const ParticleSet&) = delete;
+  ParticleSet& operator=(const ParticleSet&) = delete;
+
+  int column_count() const { return static_cast<int>(cols_.size()); }
+  PropertyBuffer& column(int k) { return cols_[k]; }
+  const PropertyBuffer& column(int k) const { return cols_[k]; }
+
+  int64_t n_local() const { return n_local_; }
+  int64_t n_ghost() const { return n_ghost_; }
+  int64_t n_total() const { return n_local_ + n_ghost_; }
+  int64_t capacity() const { return capacity_; }
+  uint64_t generation() const { return generation_; }
+  bool cuda() const { return cuda_; }
+  MemKind host_kind() const { return host_kind_; }
+  MemKind device_kind() const { return cuda_ ? MemKind::device : MemKind::host; }
+  void* stream() const { return stream_; }
+  void set_stream(void* s) { stream_ = s; }
+  Exec exec(bool device) const;
+
+  // Public operations (see pvec.h). Each drops ghosts and is all-or-nothing.
+  void reserve(int64_t n);
+  void resize(int64_t n);
+  int64_t append(int64_t k);
+  void remove(const int64_t* idx, int64_t count);
+  void shrink_to_fit();
+
+  // For the distribution layer.
+  // Make capacity >= total, growing geometrically; keeps [0, n_total()).
+  void grow_for(int64_t total);
+  // Set sizes without touching data; the caller guarantees capacity and contents.
+  void set_sizes(int64_t n_local, int64_t n_ghost);
+  void bump_generation() { ++generation_; }
+  // Wait for work pvec queued on the vector's stream (before the host touches host mirrors).
+  void sync_stream() const;
+
+  // Apply lazily deferred zero-filling of the device mirror (appended particles). Called
+  // before anything reads or hands out the device mirror.
+  void flush_device();
+
+  // Copy live particles of the listed columns between mirrors on stream; wait if asked.
+  void transfer(bool to_device, const std::vector<int>& columns, void* stream, bool wait);
+
+  // Work buffers kept between calls (device-side ones in device memory for the CUDA backend).
+  ScratchBuffer& host_scratch(int slot) { return host_scratch_[slot]; }
+  ScratchBuffer& device_scratch(int slot) { return device_scratch_[slot]; }
+  static constexpr int kScratchSlots = 4;
+
+ private:
+  void reallocate(int64_t new_capacity);
+  void zero_particles(int64_t from, int64_t to);
+
+  std::vector<PropertyBuffer> cols_;
+  bool cuda_;
+  MemKind host_kind_;
+  void* stream_ = nullptr;
+  int64_t n_local_ = 0;
+  int64_t n_ghost_ = 0;
+  int64_t capacity_ = 0;
+  uint64_t generation_ = 0;
+  // Device rows [device_zero_from_, n_local_) still have to be zero-filled (CUDA only), so
+  // that appending one particle at a time costs no device call per particle.
+  int64_t device_zero_from_ = INT64_MAX;
+  ScratchBuffer host_scratch_[kScratchSlots];
+  ScratchBuffer device_scratch_[kScratchSlots];
+};
+
+}  // namespace pvec::detail

@@ -1,0 +1,82 @@
+// CartGrid: a box split into dims[0] x ... x dims[dim-1] equal subdomains, one per rank,
+// rank = row-major cell index (last dimension fastest). A plain struct with PVEC_HD methods,
+// passed by value into the labelling kernels.
+#pragma once
+
+#include "backend/hd.hpp"
+
+#include <pvec.h>
+
+#include <cmath>
+#include <cstdint>
+
+namespace pvec::detail {
+
+struct CartGrid {
+  int dim = 1;
+  int dims[PVEC_MAX_DIM] = {1, 1, 1, 1};
+  double lo[PVEC_MAX_DIM] = {0, 0, 0, 0};
+  double hi[PVEC_MAX_DIM] = {1, 1, 1, 1};
+  int periodic[PVEC_MAX_DIM] = {0, 0, 0, 0};
+
+  PVEC_HD double length(int d) const { return hi[d] - lo[d]; }
+
+  // Low edge of cell c along d (c may equal dims[d], giving hi).
+  PVEC_HD double edge(int d, int c) const {
+    return c >= dims[d] ? hi[d] : lo[d] + length(d) * static_cast<double>(c) / dims[d];
+  }
+
+  // Cell along d containing coordinate x (not clamped; may be outside [0, dims)).
+  PVEC_HD int64_t cell_unclamped(int d, double x) const {
+    return static_cast<int64_t>(std::floor((x - lo[d]) / length(d) * dims[d]));
+  }
+
+  // Cell of an in-box coordinate, clamped so that x == hi (non-periodic) lands in the last.
+  PVEC_HD int cell(int d, double x) const {
+    int64_t c = cell_unclamped(d, x);
+    // Rounding may put x one cell off near an edge: the edges decide.
+    if (c > 0 && x < edge(d, static_cast<int>(c))) --c;
+    if (c + 1 < dims[d] && c >= 0 && x >= edge(d, static_cast<int>(c + 1))) ++c;
+    if (c < 0) c = 0;
+    if (c >= dims[d]) c = dims[d] - 1;
+    return static_cast<int>(c);
+  }
+
+  PVEC_HD int rank_of_cells(const int* c) const {
+    int r = 0;
+    for (int d = 0; d < dim; ++d) r = r * dims[d] + c[d];
+    return r;
+  }
+
+  PVEC_HD void cells_of_rank(int rank, int* c) const {
+    for (int d = dim - 1; d >= 0; --d) {
+      c[d] = rank % dims[d];
+      rank /= dims[d];
+    }
+  }
+
+  // Wrap a periodic coordinate into [lo, hi). Non-periodic coordinates are returned as is.
+  PVEC_HD double wrap(int d, double x) const {
+    if (!periodic[d]) return x;
+    double L = length(d);
+    double y = x - lo[d];
+    if (y >= 0 && y < L) return x;
+    y = y - std::floor(y / L) * L;
+    if (y >= L) y -= L;  // floor rounding can leave y == L
+    if (y < 0) y = 0;
+    return lo[d] + y;
+  }
+
+  // Inside the domain after wrapping: finite, and within [lo, hi] where non-periodic.
+  PVEC_HD bool inside(int d, double x) const {
+    if (!(x == x) || x - x != 0) return false;  // NaN or +-Inf
+    if (periodic[d]) return true;
+    return x >= lo[d] && x <= hi[d];
+  }
+};
+
+// Choose dims for `ranks` subdomains of the box, minimising the subdomain surface (so the
+// ghost layer), preferring splits along long sides.
+void choose_grid_dims(int ranks, int dim, const double* lengths, int* dims);
+
+}  // namespace pvec::detail

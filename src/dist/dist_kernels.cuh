@@ -1,0 +1,268 @@
+// Element functions of map and the ghost exchange, written once for host and device.
+#pragma once
+
+#include "backend/hd.hpp"
+#include "dist/cartesian_grid.hpp"
+
+#include <pvec.h>
+
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace pvec::detail {
+
+// A periodic coordinate wrapped into [lo, hi) as stored in T (rounding to T can land on hi,
+// which belongs to the low end).
+template <class T>
+PVEC_HD T wrap_stored(const CartGrid& g, int d, T x) {
+  if (!g.periodic[d]) return x;
+  T t = static_cast<T>(g.wrap(d, static_cast<double>(x)));
+  if (static_cast<double>(t) >= g.hi[d]) t = static_cast<T>(g.lo[d]);
+  return t;
+}
+
+// dest[i] = rank owning particle i, or -1 when it is outside a non-periodic boundary or not
+// finite.
+template <class T>
+struct LabelOwner {
+  CartGrid g;
+  const T* pos;
+  int64_t cap;
+  int32_t* dest;
+  PVEC_HD void operator()(int64_t i) const {
+    int c[PVEC_MAX_DIM];
+    for (int d = 0; d < g.dim; ++d) {
+      T x = pos[d * cap + i];
+      if (!g.inside(d, static_cast<double>(x))) {
+        dest[i] = -1;
+        return;
+      }
+      c[d] = g.cell(d, static_cast<double>(wrap_stored(g, d, x)));
+    }
+    dest[i] = g.rank_of_cells(c);
+  }
+};
+
+template <class T>
+struct WrapPositions {
+  CartGrid g;
+  T* pos;
+  int64_t cap;
+  PVEC_HD void operator()(int64_t i) const {
+    for (int d = 0; d < g.dim; ++d)
+      if (g.periodic[d]) pos[d * cap + i] = wrap_stored(g, d, pos[d * cap + i]);
+  }
+};
+
+// Copy particle src[j] onto particle dst[j] within one column (filling holes left by movers).
+template <class T>
+struct MoveRows {
+  T* col;
+  int64_t cap;
+  int64_t ncomp;
+  const int64_t* dst;
+  const int64_t* src;
+  PVEC_HD void operator()(int64_t j) const {
+    for (int64_t c = 0; c < ncomp; ++c) col[c * cap + dst[j]] = col[c * cap + src[j]];
+  }
+};
+
+// Sort keys of the movers: their destination, or P for particles being removed.
+struct MoverKeys {
+  const int32_t* dest;
+  const int64_t* movers;
+  int32_t* keys;
+  int64_t* order;
+  int32_t P;
+  PVEC_HD void operator()(int64_t j) const {
+    int32_t d = dest[movers[j]];
+    keys[j] = d < 0 ? P : d;
+    order[j] = movers[j];
+  }
+};
+
+struct Iota {
+  int64_t* v;
+  PVEC_HD void operator()(int64_t j) const { v[j] = j; }
+};
+
+// Entry j (sorted by peer) goes into peer[j]'s block as particle j - first[peer[j]].
+struct BlockIndex {
+  const int32_t* peer;
+  const int64_t* block_off;  // bytes
+  const int64_t* first;
+  const int64_t* count;
+  PVEC_HD void locate(int64_t j, int64_t prefix, int64_t& byte_off, int64_t& k,
+                      int64_t& local) const {
+    int32_t r = peer[j];
+    k = count[r];
+    local = j - first[r];
+    byte_off = block_off[r] + k * prefix;
+  }
+};
+
+template <class T>
+struct PackColumn {
+  BlockIndex at;
+  char* buf;
+  const int64_t* src;
+  const T* col;
+  int64_t cap;
+  int64_t ncomp;
+  int64_t prefix;
+  const int32_t* shift;  // packed periodic shifts (positions only), or null
+  double len[PVEC_MAX_DIM];
+  PVEC_HD void operator()(int64_t j) const {
+    int64_t off, k, local;
+    at.locate(j, prefix, off, k, local);
+    T* dst = reinterpret_cast<T*>(buf + off);
+    const int64_t s = src[j];
+    for (int64_t c = 0; c < ncomp; ++c) {
+      T v = col[c * cap + s];
+      if (shift != nullptr) {
+        int sc = static_cast<int8_t>((static_cast<uint32_t>(shift[j]) >> (8 * c)) & 0xffu);
+        if (sc != 0) v = v + static_cast<T>(sc * len[c]);
+      }
+      dst[c * k + local] = v;
+    }
+  }
+};
+
+template <class T>
+PVEC_HD T combined(T old, T v, int op) {
+  switch (op) {
+    case PVEC_REDUCE_ADD:
+      return old + v;
+    case PVEC_REDUCE_MIN:
+      return v < old ? v : old;
+    case PVEC_REDUCE_MAX:
+      return v > old ? v : old;
+    default:
+      return v;
+  }
+}
+
+// Several ghosts may copy one particle, so on the device the combination is atomic: a
+// compare-and-swap loop on the element's bits works for every dtype and operation.
+template <class T>
+PVEC_HD void combine(T* target, T v, int op) {
+#if defined(__CUDA_ARCH__)
+  using Bits = typename std::conditional<sizeof(T) == 4, unsigned int, unsigned long long>::type;
+  Bits* addr = reinterpret_cast<Bits*>(target);
+  Bits old = *addr, assumed;
+  do {
+    assumed = old;
+    T cur;
+    memcpy(&cur, &assumed, sizeof(T));
+    T next = combined(cur, v, op);
+    Bits next_bits;
+    memcpy(&next_bits, &next, sizeof(T));
+    old = atomicCAS(addr, assumed, next_bits);
+  } while (old != assumed);
+#else
+  *target = combined(*target, v, op);
+#endif
+}
+
+template <class T>
+struct ReduceColumn {
+  BlockIndex at;
+  const char* buf;
+  const int64_t* dst_idx;
+  T* col;
+  int64_t cap;
+  int64_t ncomp;
+  int64_t prefix;
+  int op;
+  PVEC_HD void operator()(int64_t j) const {
+    int64_t off, k, local;
+    at.locate(j, prefix, off, k, local);
+    const T* src = reinterpret_cast<const T*>(buf + off);
+    const int64_t d = dst_idx[j];
+    for (int64_t c = 0; c < ncomp; ++c) combine(&col[c * cap + d], src[c * k + local], op);
+  }
+};
+
+// Ghost candidates of particle i: every (rank, periodic shift) whose subdomain, widened by
+// the ghost width, contains the shifted position, except (this rank, no shift). Count pass
+// (out == nullptr semantics via fill == false) and fill pass share the enumeration.
+template <class T>
+struct GhostCandidates {
+  CartGrid g;
+  double width;
+  const T* pos;
+  int64_t cap;
+  int me;
+  bool fill;
+  int64_t* count;         // count pass: candidates of particle i
+  const int64_t* offset;  // fill pass: first slot of particle i
+  int32_t* peer;
+  int64_t* src;
+  int32_t* shift;
+
+  PVEC_HD static int64_t floor_div(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+  }
+
+  PVEC_HD void operator()(int64_t i) const {
+    int64_t lo[PVEC_MAX_DIM], hi[PVEC_MAX_DIM], u[PVEC_MAX_DIM];
+    double x[PVEC_MAX_DIM];
+    for (int d = 0; d < g.dim; ++d) {
+      x[d] = static_cast<double>(pos[d * cap + i]);
+      lo[d] = g.cell_unclamped(d, x[d] - width) - 1;
+      hi[d] = g.cell_unclamped(d, x[d] + width) + 1;
+      if (!g.periodic[d]) {
+        if (lo[d] < 0) lo[d] = 0;
+        if (hi[d] > g.dims[d] - 1) hi[d] = g.dims[d] - 1;
+      }
+      u[d] = lo[d];
+      if (lo[d] > hi[d]) {  // outside a non-periodic domain: no candidates
+        if (!fill) count[i] = 0;
+        return;
+      }
+    }
+    int64_t n = 0;
+    const int64_t base = fill ? offset[i] : 0;
+    while (true) {
+      int cells[PVEC_MAX_DIM], s[PVEC_MAX_DIM];
+      bool ok = true, zero = true;
+      for (int d = 0; d < g.dim && ok; ++d) {
+        int64_t sh = g.periodic[d] ? -floor_div(u[d], g.dims[d]) : 0;
+        int64_t cw = u[d] + sh * g.dims[d];
+        double xs = x[d] + static_cast<double>(static_cast<T>(sh * g.length(d)));
+        double a = g.edge(d, static_cast<int>(cw)) - width;
+        double b = g.edge(d, static_cast<int>(cw) + 1) + width;
+        ok = xs >= a && xs < b && sh >= -127 && sh <= 127;
+        cells[d] = static_cast<int>(cw);
+        s[d] = static_cast<int>(sh);
+        zero = zero && sh == 0;
+      }
+      if (ok) {
+        int r = g.rank_of_cells(cells);
+        if (!(r == me && zero)) {
+          if (fill) {
+            peer[base + n] = r;
+            src[base + n] = i;
+            uint32_t code = 0;
+            for (int d = 0; d < g.dim; ++d)
+              code |= (static_cast<uint32_t>(s[d]) & 0xffu) << (8 * d);
+            shift[base + n] = static_cast<int32_t>(code);
+          }
+          ++n;
+        }
+      }
+      int d = g.dim - 1;
+      while (d >= 0 && u[d] == hi[d]) {
+        u[d] = lo[d];
+        --d;
+      }
+      if (d < 0) break;
+      ++u[d];
+    }
+    if (!fill) count[i] = n;
+  }
+};
+
+}  // namespace pvec::detail

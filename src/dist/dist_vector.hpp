@@ -1,0 +1,83 @@
+// DistVector: what a pvec_vector_t handle refers to. One rank's ParticleSet, the
+// communicator, the decomposition of the domain, and the plans of map and ghost exchange.
+#pragma once
+
+#include "core/particle_set.hpp"
+#include "core/schema.hpp"
+#include "dist/cartesian_grid.hpp"
+#include "dist/communicator.hpp"
+#include "dist/workspace.hpp"
+
+#include <pvec.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pvec::detail {
+
+struct GhostPlan;
+
+class DistVector {
+ public:
+  // Validates desc; collective over the communicator.
+  DistVector(const pvec_vector_desc& desc, const Schema& schema);
+  ~DistVector();
+
+  int dim() const { return grid_.dim; }
+  pvec_dtype pos_dtype() const { return pos_dtype_; }
+  const CartGrid& grid() const { return grid_; }
+  double ghost_width() const { return ghost_width_; }
+  const Schema& schema() const { return schema_; }
+  ParticleSet& particles() { return *ps_; }
+  const ParticleSet& particles() const { return *ps_; }
+  const Communicator& comm() const { return *comm_; }
+
+  // Column of property prop (PVEC_POS for positions); throws OUT_OF_RANGE.
+  int column_of(int prop) const;
+  // Columns for a property list; NULL means all columns. Throws on a bad or repeated entry.
+  std::vector<int> columns_of(const int* props, int nprops, bool positions_if_all) const;
+  const std::string& name_of(int column) const { return ps_->column(column).spec.name; }
+
+  void subdomain(int rank, double* lo, double* hi) const;
+  int owner_rank(const double* x) const;
+
+  // Distribution (dist/map.cpp, dist/ghost.cpp).
+  int64_t map(unsigned flags);
+  void ghost_get(const int* props, int nprops, unsigned flags);
+  void ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags);
+  // Any change of local particles invalidates the ghost plan.
+  void forget_ghost_plan();
+
+  // Figures of the last map / ghost_get / ghost_put, for benchmarks.
+  struct OpStats {
+    double compute_seconds = 0;   // labelling, packing, unpacking, compaction
+    double exchange_seconds = 0;  // MPI and host staging
+    int64_t bytes_sent = 0;
+    int64_t bytes_received = 0;
+    int64_t particles_sent = 0;
+    int64_t particles_received = 0;
+  };
+  const OpStats& last_stats() const { return stats_; }
+
+ private:
+  // Exchange blocks between ranks; buffers are on the side exec runs on, staged through
+  // pinned host memory when MPI cannot take device pointers.
+  void exchange(bool device, const void* send, const std::vector<int64_t>& send_bytes,
+                const std::vector<int64_t>& send_displs, void* recv,
+                const std::vector<int64_t>& recv_bytes, const std::vector<int64_t>& recv_displs);
+  // Upload small per-peer arrays to the side an operation runs on; returns their addresses.
+  int64_t* upload_peers(bool device, const std::vector<const std::vector<int64_t>*>& arrays);
+
+  CartGrid grid_;
+  pvec_dtype pos_dtype_;
+  double ghost_width_ = 0;
+  Schema schema_;
+  std::unique_ptr<Communicator> comm_;
+  std::unique_ptr<ParticleSet> ps_;
+  std::unique_ptr<GhostPlan> plan_;
+  Workspace ws_;
+  OpStats stats_;
+};
+
+}  // namespace pvec::detail

@@ -1,0 +1,457 @@
+// map, ghost_get and ghost_put. Each runs on the host mirrors or, with PVEC_ON_DEVICE, on the
+// device mirrors; the steps are the same element functions (dist_kernels.cuh) launched by
+// for_each, so the host backend in CI runs the logic the GPU runs.
+#include "backend/device.hpp"
+#include "backend/for_each.cuh"
+#include "backend/kernels.hpp"
+#include "backend/primitives.hpp"
+#include "core/error.hpp"
+#include "dist/dist_kernels.cuh"
+#include "dist/dist_vector.hpp"
+#include "dist/environment.hpp"
+#include "dist/ghost_plan.hpp"
+#include "dist/message_layout.hpp"
+
+#include <chrono>
+
+namespace pvec::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+template <class F>
+void with_pos_type(pvec_dtype t, F&& f) {
+  if (t == PVEC_FLOAT32)
+    f(float{});
+  else
+    f(double{});
+}
+
+// Calls f(T{}) with the unsigned type of a column's element size: moving bits needs no type.
+template <class F>
+void with_bits(size_t elem, F&& f) {
+  if (elem == 4)
+    f(uint32_t{});
+  else
+    f(uint64_t{});
+}
+
+template <class F>
+void with_dtype(pvec_dtype t, F&& f) {
+  switch (t) {
+    case PVEC_FLOAT32:
+      f(float{});
+      break;
+    case PVEC_FLOAT64:
+      f(double{});
+      break;
+    case PVEC_INT32:
+      f(int32_t{});
+      break;
+    case PVEC_INT64:
+      f(int64_t{});
+      break;
+    case PVEC_UINT32:
+      f(uint32_t{});
+      break;
+    default:
+      f(uint64_t{});
+      break;
+  }
+}
+
+}  // namespace
+
+int64_t* DistVector::upload_peers(bool device,
+                                  const std::vector<const std::vector<int64_t>*>& arrays) {
+  size_t total = 0;
+  for (auto* a : arrays) total += a->size();
+  int64_t* h = ws_.host[Workspace::kPeers].ensure_as<int64_t>(total);
+  size_t at = 0;
+  for (auto* a : arrays) {
+    std::copy(a->begin(), a->end(), h + at);
+    at += a->size();
+  }
+  if (!(device && ps_->cuda())) return h;
+  int64_t* d = ws_.dev[Workspace::kPeers].ensure_as<int64_t>(total);
+  copy_bytes(d, h, total * sizeof(int64_t), true, ps_->stream());
+  return d;
+}
+
+void DistVector::exchange(bool device, const void* send, const std::vector<int64_t>& send_bytes,
+                          const std::vector<int64_t>& send_displs, void* recv,
+                          const std::vector<int64_t>& recv_bytes,
+                          const std::vector<int64_t>& recv_displs) {
+  const int P = comm_->size();
+  int64_t send_total = 0, recv_total = 0;
+  for (int r = 0; r < P; ++r) {
+    send_total += send_bytes[r];
+    recv_total += recv_bytes[r];
+  }
+  stats_.bytes_sent += send_total;
+  stats_.bytes_received += recv_total;
+  auto t0 = Clock::now();
+  const bool on_gpu = device && ps_->cuda();
+  if (on_gpu) ps_->sync_stream();  // packing done before MPI reads the buffers
+  if (!on_gpu || mpi_cuda_aware()) {
+    comm_->exchange_data(send, send_bytes, send_displs, recv, recv_bytes, recv_displs);
+  } else {
+    // Stage through pinned host buffers kept in the workspace.
+    void* hs = ws_.host[Workspace::kSend].ensure(std::max<int64_t>(send_total, 1));
+    void* hr = ws_.host[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 1));
+    copy_bytes(hs, send, send_total, true, ps_->stream());
+    ps_->sync_stream();
+    comm_->exchange_data(hs, send_bytes, send_displs, hr, recv_bytes, recv_displs);
+    copy_bytes(recv, hr, recv_total, true, ps_->stream());
+    ps_->sync_stream();
+  }
+  stats_.exchange_seconds += seconds_since(t0);
+}
+
+int64_t DistVector::map(unsigned flags) {
+  stats_ = OpStats{};
+  auto t_start = Clock::now();
+  const bool device = (flags & PVEC_ON_DEVICE) != 0;
+  const bool remove_outside = (flags & PVEC_MAP_REMOVE_OUTSIDE) != 0;
+  ParticleSet& ps = *ps_;
+  const Exec ex = ps.exec(device);
+  ScratchBuffer* side = ws_.side(device && ps.cuda());
+  const int P = comm_->size(), me = comm_->rank();
+  const int64_t n = ps.n_local();
+
+  ps.sync_stream();
+  ps.flush_device();
+  // 1. Label owners without changing anything.
+  int32_t* dest = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(n, 1));
+  with_pos_type(pos_dtype_, [&](auto t) {
+    using T = decltype(t);
+    for_each(ex, n,
+             LabelOwner<T>{grid_, static_cast<const T*>(ps.column(0).mirror(device)), ps.capacity(),
+                           dest});
+  });
+  const int64_t outside = count_equal(ex, dest, n, -1, side[Workspace::kTemp]);
+  // 2. Decide together: a bad particle anywhere leaves every rank untouched.
+  const int64_t outside_global = comm_->allreduce_sum(outside);
+  if (outside_global > 0 && !remove_outside)
+    fail(PVEC_ERROR_PARTICLES_OUTSIDE, outside_global,
+         " particle(s) outside the non-periodic domain or with a NaN/Inf coordinate (", outside,
+         " on this rank); no rank changed anything. Pass PVEC_MAP_REMOVE_OUTSIDE to "
+         "remove them instead");
+
+  // 3. Movers (ascending index) and the stayers beyond the final local size.
+  int64_t* movers = side[Workspace::kIndexA].ensure_as<int64_t>(std::max<int64_t>(n, 1));
+  const int64_t m = select_indices(ex, dest, 0, n, me, false, movers, side[Workspace::kTemp]);
+  const int64_t n_stay = n - m;
+  int64_t* tail = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(m, 1));
+  const int64_t h = select_indices(ex, dest, n_stay, n, me, true, tail, side[Workspace::kTemp]);
+
+  // 4. Sort the movers by destination; outside particles get key P and are not sent.
+  int32_t* keys = side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(2 * m, 1));
+  int64_t* order = side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(m, 1));
+  for_each(ex, m, MoverKeys{dest, movers, keys, order, P});
+  // The send and receive slots serve as the sort's alternate buffers until packing.
+  sort_pairs(ex, keys, order, m, P, side[Workspace::kTemp], side[Workspace::kSend],
+             side[Workspace::kRecv]);
+  std::vector<int64_t> bounds(P + 2);
+  bucket_bounds(ex, keys, m, P + 1, bounds.data(), side[Workspace::kTemp]);
+  std::vector<int64_t> send_count(P), send_first(P);
+  for (int r = 0; r < P; ++r) {
+    send_first[r] = bounds[r];
+    send_count[r] = bounds[r + 1] - bounds[r];
+  }
+  const int64_t removed_here = m - bounds[P];
+  const int64_t n_send = bounds[P];
+
+  // 5. Counts, then make room for everything before changing anything.
+  std::vector<int64_t> recv_count;
+  comm_->exchange_counts(send_count, recv_count);
+  int64_t n_recv = 0;
+  for (int r = 0; r < P; ++r) n_recv += recv_count[r];
+  MessageLayout layout(ps, columns_of(nullptr, 0, true));
+  std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
+  const int64_t send_total = layout.offsets(send_count, send_bytes, send_displs);
+  const int64_t recv_total = layout.offsets(recv_count, recv_bytes, recv_displs);
+  // keys/order live in the kKeysAlt/kValsAlt slots; send and recv get their own.
+  char* sendbuf =
+      static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
+  char* recvbuf =
+      static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+  ps.grow_for(n_stay + n_recv);  // may reallocate: take column pointers after this
+  const int64_t cap = ps.capacity();
+  int64_t* peers = upload_peers(device, {&send_displs, &send_first, &send_count});
+  BlockIndex at{keys, peers, peers + P, peers + 2 * P};
+
+  // 6. Commit: wrap periodic coordinates, pack movers, fill holes, exchange, unpack.
+  bool any_periodic = false;
+  for (int d = 0; d < grid_.dim; ++d) any_periodic = any_periodic || grid_.periodic[d];
+  if (any_periodic)
+    with_pos_type(pos_dtype_, [&](auto t) {
+      using T = decltype(t);
+      for_each(ex, n, WrapPositions<T>{grid_, static_cast<T*>(ps.column(0).mirror(device)), cap});
+    });
+  for (size_t k = 0; k < layout.cols.size(); ++k) {
+    const PropertyBuffer& c = ps.column(layout.cols[k]);
+    with_bits(c.spec.elem_size, [&](auto t) {
+      using T = decltype(t);
+      PackColumn<T> f{at,
+                      sendbuf,
+                      order,
+                      static_cast<const T*>(c.mirror(device)),
+                      cap,
+                      c.spec.ncomp,
+                      layout.col_prefix[k],
+                      nullptr,
+                      {0, 0, 0, 0}};
+      for_each(ex, n_send, f);
+      for_each(ex, h,
+               MoveRows<T>{static_cast<T*>(c.mirror(device)), cap, c.spec.ncomp, movers, tail});
+    });
+  }
+  stats_.compute_seconds += seconds_since(t_start);
+  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  auto t_unpack = Clock::now();
+  int64_t at_particle = n_stay;
+  for (int r = 0; r < P; ++r) {
+    const int64_t k = recv_count[r];
+    if (k == 0) continue;
+    for (size_t q = 0; q < layout.cols.size(); ++q) {
+      PropertyBuffer& c = ps.column(layout.cols[q]);
+      const size_t e = c.spec.elem_size;
+      copy_2d(static_cast<char*>(c.mirror(device)) + at_particle * e, c.row_bytes(cap),
+              recvbuf + recv_displs[r] + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp,
+              device && ps.cuda(), ps.stream());
+    }
+    at_particle += k;
+  }
+  ps.sync_stream();
+  ps.set_sizes(n_stay + n_recv, 0);
+  ps.bump_generation();
+  forget_ghost_plan();
+  stats_.particles_sent = n_send;
+  stats_.particles_received = n_recv;
+  stats_.compute_seconds += seconds_since(t_unpack);
+  return comm_->allreduce_sum(removed_here);
+}
+
+void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
+  stats_ = OpStats{};
+  auto t_start = Clock::now();
+  const bool device = (flags & PVEC_ON_DEVICE) != 0;
+  const bool reuse = (flags & PVEC_GHOST_REUSE_PLAN) != 0;
+  const bool skip_pos = (flags & PVEC_GHOST_SKIP_POSITIONS) != 0;
+  ParticleSet& ps = *ps_;
+  const bool gpu = device && ps.cuda();
+  const Exec ex = ps.exec(device);
+  ScratchBuffer* side = ws_.side(gpu);
+  const int P = comm_->size(), me = comm_->rank();
+  std::vector<int> cols = columns_of(props, nprops, false);
+  if (skip_pos && !reuse)
+    fail(PVEC_ERROR_INVALID_ARGUMENT,
+         "PVEC_GHOST_SKIP_POSITIONS needs PVEC_GHOST_REUSE_PLAN (positions decide the plan)");
+  if (reuse) {
+    // Every rank must agree that its plan is still valid, or none replays.
+    bool ok = plan_ && plan_->on_device == gpu && plan_->n_local == ps.n_local() &&
+              (!skip_pos || ps.n_ghost() == plan_->n_recv);
+    if (comm_->any(!ok))
+      fail(PVEC_ERROR_INVALID_ARGUMENT,
+           "PVEC_GHOST_REUSE_PLAN: no valid plan from a previous ghost_get on this side (the "
+           "particles changed, or the previous call ran on the other mirror)");
+  }
+  if (!skip_pos) cols.insert(cols.begin(), 0);
+  ps.sync_stream();
+  ps.flush_device();
+
+  const int64_t n = ps.n_local();
+  if (!reuse) {
+    auto plan = std::make_unique<GhostPlan>();
+    plan->on_device = gpu;
+    plan->n_local = n;
+    MemKind kind = gpu ? MemKind::device : MemKind::host;
+    plan->src.set_kind(kind);
+    plan->peer.set_kind(kind);
+    plan->shift.set_kind(kind);
+    // Count candidates per particle, place them, sort by destination rank.
+    int64_t* count = side[Workspace::kIndexA].ensure_as<int64_t>(n + 1);
+    int64_t total = 0;
+    with_pos_type(pos_dtype_, [&](auto t) {
+      using T = decltype(t);
+      GhostCandidates<T> f{
+          grid_,         ghost_width_, static_cast<const T*>(ps.column(0).mirror(device)),
+          ps.capacity(), me,           false,
+          count,         nullptr,      nullptr,
+          nullptr,       nullptr};
+      for_each(ex, n, f);
+      total = exclusive_scan(ex, count, count, n, side[Workspace::kTemp]);
+      int32_t* peer = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(total, 1));
+      int64_t* src = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(total, 1));
+      int32_t* shift = plan->shift.ensure_as<int32_t>(std::max<int64_t>(total, 1));
+      f.fill = true;
+      f.offset = count;
+      f.peer = peer;
+      f.src = src;
+      f.shift = shift;
+      for_each(ex, n, f);
+      // Sort entry ids by peer, then gather src and shift into plan order.
+      int64_t* ids = plan->src.ensure_as<int64_t>(std::max<int64_t>(total, 1));
+      for_each(ex, total, Iota{ids});
+      sort_pairs(ex, peer, ids, total, P - 1, side[Workspace::kTemp], side[Workspace::kKeysAlt],
+                 side[Workspace::kValsAlt]);
+      int32_t* shift_sorted =
+          side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(total, 1));
+      gather_rows(ex, shift_sorted, 0, shift, 0, ids, total, 1, sizeof(int32_t));
+      int64_t* src_sorted =
+          side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(total, 1));
+      gather_rows(ex, src_sorted, 0, src, 0, ids, total, 1, sizeof(int64_t));
+      copy_bytes(ids, src_sorted, total * sizeof(int64_t), gpu, ps.stream());
+      copy_bytes(shift, shift_sorted, total * sizeof(int32_t), gpu, ps.stream());
+      int32_t* peer_plan = plan->peer.ensure_as<int32_t>(std::max<int64_t>(total, 1));
+      copy_bytes(peer_plan, peer, total * sizeof(int32_t), gpu, ps.stream());
+      std::vector<int64_t> bounds(P + 1);
+      bucket_bounds(ex, peer_plan, total, P, bounds.data(), side[Workspace::kTemp]);
+      plan->send_counts.resize(P);
+      plan->send_first.resize(P);
+      for (int r = 0; r < P; ++r) {
+        plan->send_first[r] = bounds[r];
+        plan->send_counts[r] = bounds[r + 1] - bounds[r];
+      }
+    });
+    plan->n_send = total;
+    comm_->exchange_counts(plan->send_counts, plan->recv_counts);
+    plan->recv_first.assign(P, 0);
+    plan->n_recv = 0;
+    for (int r = 0; r < P; ++r) {
+      plan->recv_first[r] = plan->n_recv;
+      plan->n_recv += plan->recv_counts[r];
+    }
+    plan_ = std::move(plan);
+  }
+  GhostPlan& plan = *plan_;
+
+  MessageLayout layout(ps, cols);
+  std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
+  const int64_t send_total = layout.offsets(plan.send_counts, send_bytes, send_displs);
+  const int64_t recv_total = layout.offsets(plan.recv_counts, recv_bytes, recv_displs);
+  char* sendbuf =
+      static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
+  char* recvbuf =
+      static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+  ps.grow_for(n + plan.n_recv);
+  const int64_t cap = ps.capacity();
+  int64_t* peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts});
+  BlockIndex at{static_cast<const int32_t*>(plan.peer.data()), peers, peers + P, peers + 2 * P};
+  double len[PVEC_MAX_DIM] = {0, 0, 0, 0};
+  for (int d = 0; d < grid_.dim; ++d) len[d] = grid_.length(d);
+  for (size_t k = 0; k < layout.cols.size(); ++k) {
+    const PropertyBuffer& c = ps.column(layout.cols[k]);
+    const int32_t* shift =
+        layout.cols[k] == 0 ? static_cast<const int32_t*>(plan.shift.data()) : nullptr;
+    auto pack = [&](auto t) {
+      using T = decltype(t);
+      PackColumn<T> f{at,
+                      sendbuf,
+                      static_cast<const int64_t*>(plan.src.data()),
+                      static_cast<const T*>(c.mirror(device)),
+                      cap,
+                      c.spec.ncomp,
+                      layout.col_prefix[k],
+                      shift,
+                      {len[0], len[1], len[2], len[3]}};
+      for_each(ex, plan.n_send, f);
+    };
+    if (shift != nullptr)
+      with_pos_type(pos_dtype_, pack);  // shifting needs arithmetic in the position type
+    else
+      with_bits(c.spec.elem_size, pack);
+  }
+  stats_.compute_seconds += seconds_since(t_start);
+  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  auto t_unpack = Clock::now();
+  for (int r = 0; r < P; ++r) {
+    const int64_t k = plan.recv_counts[r];
+    if (k == 0) continue;
+    for (size_t q = 0; q < layout.cols.size(); ++q) {
+      PropertyBuffer& c = ps.column(layout.cols[q]);
+      const size_t e = c.spec.elem_size;
+      copy_2d(static_cast<char*>(c.mirror(device)) + (n + plan.recv_first[r]) * e, c.row_bytes(cap),
+              recvbuf + recv_displs[r] + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, gpu,
+              ps.stream());
+    }
+  }
+  ps.sync_stream();
+  ps.set_sizes(n, plan.n_recv);
+  stats_.particles_sent = plan.n_send;
+  stats_.particles_received = plan.n_recv;
+  stats_.compute_seconds += seconds_since(t_unpack);
+}
+
+void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags) {
+  stats_ = OpStats{};
+  auto t_start = Clock::now();
+  const bool device = (flags & PVEC_ON_DEVICE) != 0;
+  ParticleSet& ps = *ps_;
+  const bool gpu = device && ps.cuda();
+  const Exec ex = ps.exec(device);
+  ScratchBuffer* side = ws_.side(gpu);
+  const int P = comm_->size();
+  std::vector<int> cols = columns_of(props, nprops, false);
+  bool ok = plan_ && plan_->on_device == gpu && plan_->n_local == ps.n_local() &&
+            ps.n_ghost() == plan_->n_recv;
+  if (comm_->any(!ok))
+    fail(PVEC_ERROR_INVALID_ARGUMENT,
+         "ghost_put needs the ghosts of a previous ghost_get on the same side (mirror), with "
+         "no particle added, removed or mapped since");
+  GhostPlan& plan = *plan_;
+  ps.sync_stream();
+  ps.flush_device();
+  const int64_t n = ps.n_local(), cap = ps.capacity();
+
+  // Ghost values go back to their sources: the reverse of ghost_get's exchange.
+  MessageLayout layout(ps, cols);
+  std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
+  const int64_t send_total = layout.offsets(plan.recv_counts, send_bytes, send_displs);
+  const int64_t recv_total = layout.offsets(plan.send_counts, recv_bytes, recv_displs);
+  char* sendbuf =
+      static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
+  char* recvbuf =
+      static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+  for (int r = 0; r < P; ++r) {
+    const int64_t k = plan.recv_counts[r];
+    if (k == 0) continue;
+    for (size_t q = 0; q < layout.cols.size(); ++q) {
+      const PropertyBuffer& c = ps.column(layout.cols[q]);
+      const size_t e = c.spec.elem_size;
+      copy_2d(sendbuf + send_displs[r] + k * layout.col_prefix[q], k * e,
+              static_cast<const char*>(c.mirror(device)) + (n + plan.recv_first[r]) * e,
+              c.row_bytes(cap), k * e, c.spec.ncomp, gpu, ps.stream());
+    }
+  }
+  stats_.compute_seconds += seconds_since(t_start);
+  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  auto t_reduce = Clock::now();
+  int64_t* peers = upload_peers(device, {&recv_displs, &plan.send_first, &plan.send_counts});
+  BlockIndex at{static_cast<const int32_t*>(plan.peer.data()), peers, peers + P, peers + 2 * P};
+  for (size_t k = 0; k < layout.cols.size(); ++k) {
+    PropertyBuffer& c = ps.column(layout.cols[k]);
+    with_dtype(c.spec.dtype, [&](auto t) {
+      using T = decltype(t);
+      ReduceColumn<T> f{at,
+                        recvbuf,
+                        static_cast<const int64_t*>(plan.src.data()),
+                        static_cast<T*>(c.mirror(device)),
+                        cap,
+                        c.spec.ncomp,
+                        layout.col_prefix[k],
+                        static_cast<int>(op)};
+      for_each(ex, plan.n_send, f);
+    });
+  }
+  ps.sync_stream();
+  stats_.particles_sent = plan.n_recv;
+  stats_.particles_received = plan.n_send;
+  stats_.compute_seconds += seconds_since(t_reduce);
+}
+
+}  // namespace pvec::detail

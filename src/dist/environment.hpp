@@ -1,0 +1,15 @@
+// Process-wide state: pvec_init / pvec_finalize, MPI initialisation, device selection.
+#pragma once
+
+namespace pvec::detail {
+
+void environment_init(int* argc, char*** argv);
+// Runs before the live vectors are destroyed? No: the C layer destroys them first.
+void environment_finalize();
+bool environment_initialized();
+// MPI is usable (initialised and not finalised), by pvec or by the program.
+bool mpi_usable();
+// The MPI library can take device pointers (checked at run time).
+bool mpi_cuda_aware();
+
+}  // namespace pvec::detail

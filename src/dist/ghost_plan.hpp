@@ -1,0 +1,33 @@
+// GhostPlan: what the last ghost_get sent and received, so that it can be replayed when
+// positions have not changed and reversed by ghost_put.
+#pragma once
+
+#include "memory/scratch_buffer.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace pvec::detail {
+
+struct GhostPlan {
+  bool on_device = false;
+  int64_t n_local = 0;               // local count the plan was made for
+  int64_t n_send = 0;                // entries, sorted by destination rank
+  ScratchBuffer src;                 // int64 particle index per entry
+  ScratchBuffer peer;                // int32 destination rank per entry
+  ScratchBuffer shift;               // int32 packed periodic shift per entry
+  std::vector<int64_t> send_counts;  // entries per destination
+  std::vector<int64_t> send_first;   // first entry of each destination
+  std::vector<int64_t> recv_counts;  // ghosts from each source
+  std::vector<int64_t> recv_first;   // first ghost (relative to n_local) from each source
+  int64_t n_recv = 0;
+};
+
+// Periodic shifts are stored as one signed byte per dimension.
+inline int32_t pack_shift(const int* s, int dim) {
+  uint32_t code = 0;
+  for (int d = 0; d < dim; ++d) code |= (static_cast<uint32_t>(s[d]) & 0xffu) << (8 * d);
+  return static_cast<int32_t>(code);
+}
+
+}  // namespace pvec::detail
