@@ -249,26 +249,26 @@ typedef enum pvec_placement { PVEC_PLACE_EVEN = 0, PVEC_PLACE_LOCAL = 1 } pvec_p
  *  PVEC_VECTOR_DESC_INIT or pvec_vector_desc_init() first, then set fields; fields are
  *  only ever appended, and struct_size tells the library which ones the caller knows. */
 typedef struct pvec_vector_desc {
-  size_t struct_size;              /**< sizeof(pvec_vector_desc) of the caller */
-  int dim;                         /**< space dimension, 1..PVEC_MAX_DIM (default 3) */
-  pvec_dtype pos_dtype;            /**< PVEC_FLOAT32 or PVEC_FLOAT64 (default FLOAT64) */
-  double domain_lo[PVEC_MAX_DIM];  /**< box low corner (default 0) */
-  double domain_hi[PVEC_MAX_DIM];  /**< box high corner, > domain_lo (default 1) */
-  int boundary[PVEC_MAX_DIM];      /**< pvec_boundary per dimension (default NON_PERIODIC) */
-  double ghost_width;              /**< halo width, >= 0 (default 0) */
-  int64_t n_particles;             /**< initial particles, zero-initialised (default 0) */
-  int placement;                   /**< pvec_placement of n_particles (default EVEN) */
-  int backend;                     /**< pvec_backend (default AUTO) */
-  int host_memory;                 /**< pvec_host_memory (default PINNED) */
-  int has_comm;                    /**< 0: MPI_COMM_WORLD; 1: use comm_f */
-  int64_t comm_f;                  /**< Fortran handle of the communicator (MPI_Comm_c2f in C,
-                                        the integer in Fortran, comm.py2f() in mpi4py) */
+  size_t struct_size;             /**< sizeof(pvec_vector_desc) of the caller */
+  int dim;                        /**< space dimension, 1..PVEC_MAX_DIM (default 3) */
+  pvec_dtype pos_dtype;           /**< PVEC_FLOAT32 or PVEC_FLOAT64 (default FLOAT64) */
+  double domain_lo[PVEC_MAX_DIM]; /**< box low corner (default 0) */
+  double domain_hi[PVEC_MAX_DIM]; /**< box high corner, > domain_lo (default 1) */
+  int boundary[PVEC_MAX_DIM];     /**< pvec_boundary per dimension (default NON_PERIODIC) */
+  double ghost_width;             /**< halo width, >= 0 (default 0) */
+  int64_t n_particles;            /**< initial particles, zero-initialised (default 0) */
+  int placement;                  /**< pvec_placement of n_particles (default EVEN) */
+  int backend;                    /**< pvec_backend (default AUTO) */
+  int host_memory;                /**< pvec_host_memory (default PINNED) */
+  int has_comm;                   /**< 0: MPI_COMM_WORLD; 1: use comm_f */
+  int64_t comm_f;                 /**< Fortran handle of the communicator (MPI_Comm_c2f in C,
+                                       the integer in Fortran, comm.py2f() in mpi4py) */
 } pvec_vector_desc;
 
-#define PVEC_VECTOR_DESC_INIT                                                          \
-  {                                                                                    \
-    sizeof(pvec_vector_desc), 3, PVEC_FLOAT64, {0, 0, 0, 0}, {1, 1, 1, 1}, {0, 0, 0, 0}, \
-        0.0, 0, PVEC_PLACE_EVEN, PVEC_BACKEND_AUTO, PVEC_HOST_PINNED, 0, 0               \
+#define PVEC_VECTOR_DESC_INIT                                                                    \
+  {                                                                                              \
+    sizeof(pvec_vector_desc), 3, PVEC_FLOAT64, {0, 0, 0, 0}, {1, 1, 1, 1}, {0, 0, 0, 0}, 0.0, 0, \
+        PVEC_PLACE_EVEN, PVEC_BACKEND_AUTO, PVEC_HOST_PINNED, 0, 0                               \
   }
 
 /** Fill *desc with the defaults of PVEC_VECTOR_DESC_INIT (for languages without macros).
@@ -357,26 +357,27 @@ PVEC_API pvec_status pvec_shrink_to_fit(pvec_vector_t vec);
  *  Element (particle i, component c) is at  (char*)ptr + c*stride_bytes + i*elem_size,
  *  i.e. ((T*)ptr)[c*stride_elems + i], with stride_elems == capacity. */
 typedef struct pvec_layout {
-  size_t struct_size;         /**< set by the caller: sizeof(pvec_layout) */
-  int prop;                   /**< property index, or PVEC_POS */
-  const char* name;           /**< property name ("pos" for positions); valid while the
-                                   vector lives */
-  pvec_dtype dtype;           /**< element type */
-  size_t elem_size;           /**< bytes per element */
-  int rank;                   /**< 0 scalar, 1 vector, 2 tensor */
+  size_t struct_size;             /**< set by the caller: sizeof(pvec_layout) */
+  int prop;                       /**< property index, or PVEC_POS */
+  const char* name;               /**< property name ("pos" for positions); valid while the
+                                       vector lives */
+  pvec_dtype dtype;               /**< element type */
+  size_t elem_size;               /**< bytes per element */
+  int rank;                       /**< 0 scalar, 1 vector, 2 tensor */
   int64_t extents[PVEC_MAX_RANK]; /**< shape; unused entries are 1 */
-  int64_t ncomp;              /**< components: product of the extents */
-  int64_t capacity;           /**< C */
-  int64_t stride_elems;       /**< distance between components, in elements (== C) */
-  int64_t stride_bytes;       /**< distance between components, in bytes */
-  int64_t n_local;            /**< local particles */
-  int64_t n_ghost;            /**< ghost particles, after the local ones */
-  uint64_t generation;        /**< generation these pointers belong to */
-  void* host_ptr;             /**< host mirror, component 0 of particle 0 */
-  void* device_ptr;           /**< device mirror (a host address with the host backend) */
+  int64_t ncomp;                  /**< components: product of the extents */
+  int64_t capacity;               /**< C */
+  int64_t stride_elems;           /**< distance between components, in elements (== C) */
+  int64_t stride_bytes;           /**< distance between components, in bytes */
+  int64_t n_local;                /**< local particles */
+  int64_t n_ghost;                /**< ghost particles, after the local ones */
+  uint64_t generation;            /**< generation these pointers belong to */
+  void* host_ptr;                 /**< host mirror, component 0 of particle 0 */
+  void* device_ptr;               /**< device mirror (a host address with the host backend) */
 } pvec_layout;
 
-#define PVEC_LAYOUT_INIT {sizeof(pvec_layout), 0, NULL, (pvec_dtype)0, 0, 0, {1, 1}, 0, 0, 0, 0, 0, 0, 0, NULL, NULL}
+#define PVEC_LAYOUT_INIT \
+  { sizeof(pvec_layout), 0, NULL, (pvec_dtype)0, 0, 0, {1, 1}, 0, 0, 0, 0, 0, 0, 0, NULL, NULL }
 
 /** Fill *out (whose struct_size the caller sets) for property prop or PVEC_POS.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL or struct_size too small),
@@ -505,17 +506,33 @@ PVEC_API pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int npr
 
 /** Process-wide memory accounting of pvec's own allocations. */
 typedef struct pvec_memory_stats {
-  size_t struct_size;      /**< set by the caller: sizeof(pvec_memory_stats) */
-  int64_t host_bytes;      /**< live pageable host bytes */
-  int64_t pinned_bytes;    /**< live page-locked host bytes */
-  int64_t device_bytes;    /**< live device bytes */
-  int64_t host_allocs;     /**< pageable allocations made so far */
-  int64_t pinned_allocs;   /**< page-locked allocations made so far */
-  int64_t device_allocs;   /**< device allocations made so far */
+  size_t struct_size;    /**< set by the caller: sizeof(pvec_memory_stats) */
+  int64_t host_bytes;    /**< live pageable host bytes */
+  int64_t pinned_bytes;  /**< live page-locked host bytes */
+  int64_t device_bytes;  /**< live device bytes */
+  int64_t host_allocs;   /**< pageable allocations made so far */
+  int64_t pinned_allocs; /**< page-locked allocations made so far */
+  int64_t device_allocs; /**< device allocations made so far */
 } pvec_memory_stats;
 
 /** Read the memory accounting. Errors: INVALID_ARGUMENT. */
 PVEC_API pvec_status pvec_memory_stats_get(pvec_memory_stats* out);
+
+/** Figures of the last pvec_map, pvec_ghost_get or pvec_ghost_put on a vector, so that the
+ *  on-processor work and the communication can be measured apart. */
+typedef struct pvec_op_stats {
+  size_t struct_size;         /**< set by the caller: sizeof(pvec_op_stats) */
+  double compute_seconds;     /**< labelling, packing, unpacking, compaction (wall time) */
+  double exchange_seconds;    /**< MPI messages and host staging of device data */
+  int64_t bytes_sent;         /**< message bytes this rank sent */
+  int64_t bytes_received;     /**< message bytes this rank received */
+  int64_t particles_sent;     /**< particles (or ghost entries) sent */
+  int64_t particles_received; /**< particles (or ghost entries) received */
+} pvec_op_stats;
+
+/** Read the figures of the last distribution call on vec (zeros before the first).
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL or struct_size too small). */
+PVEC_API pvec_status pvec_last_op_stats(pvec_vector_t vec, pvec_op_stats* out);
 
 #ifdef __cplusplus
 }

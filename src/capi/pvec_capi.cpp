@@ -553,3 +553,20 @@ extern "C" pvec_status pvec_memory_stats_get(pvec_memory_stats* out) {
     memory_stats(out);
   });
 }
+
+extern "C" pvec_status pvec_last_op_stats(pvec_vector_t vec, pvec_op_stats* out) {
+  return guard("pvec_last_op_stats", [&] {
+    auto& v = vec_of(vec);
+    if (out == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, "out is NULL");
+    if (out->struct_size < sizeof(pvec_op_stats))
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "out->struct_size is ", out->struct_size,
+           "; set it to sizeof(pvec_op_stats)");
+    const auto& s = v.last_stats();
+    out->compute_seconds = s.compute_seconds;
+    out->exchange_seconds = s.exchange_seconds;
+    out->bytes_sent = s.bytes_sent;
+    out->bytes_received = s.bytes_received;
+    out->particles_sent = s.particles_sent;
+    out->particles_received = s.particles_received;
+  });
+}
