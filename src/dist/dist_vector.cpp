@@ -144,6 +144,8 @@ int DistVector::owner_rank(const double* x) const {
   return grid_.rank_of_cells(c);
 }
 
-void DistVector::forget_ghost_plan() { plan_.reset(); }
+void DistVector::forget_ghost_plan() {
+  if (plan_) plan_->valid = false;
+}
 
 }  // namespace pvec::detail

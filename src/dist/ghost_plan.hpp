@@ -10,6 +10,7 @@
 namespace pvec::detail {
 
 struct GhostPlan {
+  bool valid = false;  // false once particles changed (buffers are kept)
   bool on_device = false;
   int64_t n_local = 0;               // local count the plan was made for
   int64_t n_send = 0;                // entries, sorted by destination rank
