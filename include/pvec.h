@@ -129,8 +129,11 @@ PVEC_API const char* pvec_status_string(pvec_status status);
 
 /** Detail of the most recent failed call made by this thread, e.g.
  *  "pvec_device_ptr: property 7 out of range: vector has 3 properties".
- *  Every pvec call clears it on entry, so after a successful call it is "". Never NULL; the
- *  string stays valid until the next pvec call from this thread. Since 0.1. */
+ *  Every pvec call that returns a pvec_status, and the pointer getters, clear it on entry,
+ *  so after a successful call it is "". The pure functions pvec_last_error,
+ *  pvec_status_string, pvec_dtype_size, pvec_dtype_name, pvec_version_number and
+ *  pvec_version_string leave it alone. Never NULL; the string stays valid until the next
+ *  pvec call from this thread. Since 0.1. */
 PVEC_API const char* pvec_last_error(void);
 
 /* ======================================================================================= */
@@ -197,8 +200,9 @@ PVEC_API pvec_status pvec_schema_destroy(pvec_schema_t schema);
  *  name: 1..PVEC_MAX_NAME bytes, unique in the schema, must not be "pos" (reserved for the
  *  positions). *index (may be NULL) receives the new property's index.
  *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (NULL/empty/long/duplicate/reserved name,
- *  unknown dtype, rank outside 0..2, extent < 1); OVERFLOW (component count times element
- *  size does not fit in int64). The schema is unchanged on error. Since 0.1. */
+ *  unknown dtype, rank outside 0..2, extents NULL with rank >= 1, extent < 1); OVERFLOW
+ *  (64 x components x element size, the bytes of the smallest capacity, does not fit in
+ *  int64). The schema is unchanged on error. Since 0.1. */
 PVEC_API pvec_status pvec_schema_add(pvec_schema_t schema, const char* name, pvec_dtype dtype,
                                      int rank, const int64_t* extents, int* index);
 /** pvec_schema_add with rank 0. */
@@ -315,6 +319,9 @@ PVEC_API pvec_status pvec_prop_count(pvec_vector_t vec, int* count);
 PVEC_API pvec_status pvec_prop_index(pvec_vector_t vec, const char* name, int* prop);
 /** Backend in use: PVEC_BACKEND_HOST or PVEC_BACKEND_CUDA (never AUTO). */
 PVEC_API pvec_status pvec_vector_backend(pvec_vector_t vec, pvec_backend* backend);
+/** CUDA device ordinal of the device mirror (the device current at creation), or -1 with
+ *  the host backend. Since 0.1. */
+PVEC_API pvec_status pvec_vector_device(pvec_vector_t vec, int* device);
 /** Generation counter: incremented by every reallocation or reordering of the buffers. */
 PVEC_API pvec_status pvec_generation(pvec_vector_t vec, uint64_t* generation);
 
@@ -334,7 +341,8 @@ PVEC_API pvec_status pvec_resize(pvec_vector_t vec, int64_t n);
 
 /** Append k zero-initialised particles (both mirrors) at the end of the local ones, growing
  *  the capacity geometrically (to max(2*C, needed) rounded to 64) so that n appends cost
- *  O(n). *first (may be NULL) receives the index of the first new particle.
+ *  O(n). *first (may be NULL) receives the index of the first new particle (the old n_local,
+ *  also when k == 0).
  *  Errors: as pvec_reserve (k < 0 is INVALID_ARGUMENT). */
 PVEC_API pvec_status pvec_append(pvec_vector_t vec, int64_t k, int64_t* first);
 
@@ -448,7 +456,8 @@ enum {
   PVEC_GHOST_SKIP_POSITIONS = 1u << 2,
   /** ghost_get: reuse the plan (which particles go where) of the previous ghost_get; only
    *  property values travel. Valid only if no particle moved, was added or removed since.
-   *  Without a previous plan this is INVALID_ARGUMENT. */
+   *  A plan belongs to the mirror it was made on (with or without PVEC_ON_DEVICE). Without
+   *  such a plan this is INVALID_ARGUMENT. */
   PVEC_GHOST_REUSE_PLAN = 1u << 3
 };
 
@@ -463,7 +472,7 @@ typedef enum pvec_reduce_op {
 PVEC_API pvec_status pvec_comm_rank(pvec_vector_t vec, int* rank);
 PVEC_API pvec_status pvec_comm_size(pvec_vector_t vec, int* size);
 
-/** Subdomain owned by this rank (dim values each). A particle belongs to the rank whose
+/** Subdomain owned by this rank (dim values each; lo or hi may be NULL, not both). A particle belongs to the rank whose
  *  half-open box [lo, hi) contains it; the last rank along a dimension also owns hi of a
  *  non-periodic domain. */
 PVEC_API pvec_status pvec_subdomain(pvec_vector_t vec, double* lo, double* hi);

@@ -327,6 +327,13 @@ extern "C" pvec_status pvec_vector_backend(pvec_vector_t vec, pvec_backend* back
   });
 }
 
+extern "C" pvec_status pvec_vector_device(pvec_vector_t vec, int* device) {
+  return guard("pvec_vector_device", [&] {
+    auto& v = vec_of(vec);
+    out_arg(device, "device") = v.particles().device();
+  });
+}
+
 extern "C" pvec_status pvec_generation(pvec_vector_t vec, uint64_t* generation) {
   return guard("pvec_generation", [&] {
     auto& v = vec_of(vec);

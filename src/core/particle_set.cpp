@@ -18,7 +18,7 @@ int64_t round_capacity(int64_t n) {
 
 ParticleSet::ParticleSet(std::vector<PropertySpec> columns, bool cuda, MemKind host_kind,
                          int64_t n_local)
-    : cuda_(cuda), host_kind_(host_kind) {
+    : cuda_(cuda), device_(cuda ? device_current() : -1), host_kind_(host_kind) {
   for (auto& spec : columns) {
     PropertyBuffer b;
     b.spec = std::move(spec);

@@ -37,6 +37,8 @@ class ParticleSet {
   int64_t capacity() const { return capacity_; }
   uint64_t generation() const { return generation_; }
   bool cuda() const { return cuda_; }
+  // CUDA ordinal of the device mirror, -1 for the host backend.
+  int device() const { return device_; }
   MemKind host_kind() const { return host_kind_; }
   MemKind device_kind() const { return cuda_ ? MemKind::device : MemKind::host; }
   void* stream() const { return stream_; }
@@ -77,6 +79,7 @@ class ParticleSet {
 
   std::vector<PropertyBuffer> cols_;
   bool cuda_;
+  int device_ = -1;
   MemKind host_kind_;
   void* stream_ = nullptr;
   int64_t n_local_ = 0;

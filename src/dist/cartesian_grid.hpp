@@ -57,14 +57,13 @@ struct CartGrid {
 
   // Wrap a periodic coordinate into [lo, hi). Non-periodic coordinates are returned as is.
   PVEC_HD double wrap(int d, double x) const {
-    if (!periodic[d]) return x;
+    if (!periodic[d] || (x >= lo[d] && x < hi[d])) return x;  // in the box: untouched
     double L = length(d);
     double y = x - lo[d];
-    if (y >= 0 && y < L) return x;
     y = y - std::floor(y / L) * L;
-    if (y >= L) y -= L;  // floor rounding can leave y == L
-    if (y < 0) y = 0;
-    return lo[d] + y;
+    if (y >= L || y < 0) y = 0;  // rounding can leave y == L
+    double w = lo[d] + y;
+    return w < hi[d] ? w : lo[d];
   }
 
   // Inside the domain after wrapping: finite, and within [lo, hi] where non-periodic.

@@ -6,6 +6,7 @@
 
 #include <pvec.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -14,11 +15,25 @@ namespace pvec::detail {
 
 // A periodic coordinate wrapped into [lo, hi) as stored in T (rounding to T can land on hi,
 // which belongs to the low end).
+PVEC_HD inline float next_up(float x) { return ::nextafterf(x, INFINITY); }
+PVEC_HD inline double next_up(double x) { return ::nextafter(x, INFINITY); }
+
+// Smallest T not below v.
+template <class T>
+PVEC_HD T ceil_to(double v) {
+  T t = static_cast<T>(v);
+  return static_cast<double>(t) < v ? next_up(t) : t;
+}
+
 template <class T>
 PVEC_HD T wrap_stored(const CartGrid& g, int d, T x) {
   if (!g.periodic[d]) return x;
-  T t = static_cast<T>(g.wrap(d, static_cast<double>(x)));
-  if (static_cast<double>(t) >= g.hi[d]) t = static_cast<T>(g.lo[d]);
+  const double xd = static_cast<double>(x);
+  if (xd >= g.lo[d] && xd < g.hi[d]) return x;  // in the box: bit for bit unchanged
+  T t = static_cast<T>(g.wrap(d, xd));
+  // Rounding to T may leave the box: at or above hi the point is lo, below lo it is lo.
+  if (static_cast<double>(t) >= g.hi[d] || static_cast<double>(t) < g.lo[d])
+    t = ceil_to<T>(g.lo[d]);
   return t;
 }
 
@@ -206,9 +221,28 @@ struct GhostCandidates {
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
   }
 
+  // Unwrapped cell u along d: periodic shift, wrapped cell, and whether the shifted
+  // coordinate lies in that cell's subdomain widened by the ghost width.
+  PVEC_HD bool candidate(int d, double x, int64_t u, int& cell, int& sh) const {
+    int64_t s = g.periodic[d] ? -floor_div(u, g.dims[d]) : 0;
+    int64_t cw = u + s * g.dims[d];
+    if (cw < 0 || cw >= g.dims[d] || s < -127 || s > 127) return false;
+    // Decide on the coordinate the ghost will carry: shifted in the position type, as
+    // PackColumn stores it.
+    const T shifted = static_cast<T>(static_cast<T>(x) + static_cast<T>(s * g.length(d)));
+    double xs = s == 0 ? x : static_cast<double>(shifted);
+    cell = static_cast<int>(cw);
+    sh = static_cast<int>(s);
+    return xs >= g.edge(d, cell) - width && xs < g.edge(d, cell + 1) + width;
+  }
+
   PVEC_HD void operator()(int64_t i) const {
+    // Per dimension, the candidate cells form a contiguous range of unwrapped indices: take
+    // the range the floors give, widened by one against rounding, then trim both ends with
+    // the exact test. An interior particle is left with one cell per dimension.
     int64_t lo[PVEC_MAX_DIM], hi[PVEC_MAX_DIM], u[PVEC_MAX_DIM];
     double x[PVEC_MAX_DIM];
+    int cell, sh;
     for (int d = 0; d < g.dim; ++d) {
       x[d] = static_cast<double>(pos[d * cap + i]);
       lo[d] = g.cell_unclamped(d, x[d] - width) - 1;
@@ -217,11 +251,13 @@ struct GhostCandidates {
         if (lo[d] < 0) lo[d] = 0;
         if (hi[d] > g.dims[d] - 1) hi[d] = g.dims[d] - 1;
       }
-      u[d] = lo[d];
-      if (lo[d] > hi[d]) {  // outside a non-periodic domain: no candidates
+      while (lo[d] <= hi[d] && !candidate(d, x[d], lo[d], cell, sh)) ++lo[d];
+      while (hi[d] >= lo[d] && !candidate(d, x[d], hi[d], cell, sh)) --hi[d];
+      if (lo[d] > hi[d]) {  // e.g. outside a non-periodic domain: no candidates
         if (!fill) count[i] = 0;
         return;
       }
+      u[d] = lo[d];
     }
     int64_t n = 0;
     const int64_t base = fill ? offset[i] : 0;
@@ -229,15 +265,8 @@ struct GhostCandidates {
       int cells[PVEC_MAX_DIM], s[PVEC_MAX_DIM];
       bool ok = true, zero = true;
       for (int d = 0; d < g.dim && ok; ++d) {
-        int64_t sh = g.periodic[d] ? -floor_div(u[d], g.dims[d]) : 0;
-        int64_t cw = u[d] + sh * g.dims[d];
-        double xs = x[d] + static_cast<double>(static_cast<T>(sh * g.length(d)));
-        double a = g.edge(d, static_cast<int>(cw)) - width;
-        double b = g.edge(d, static_cast<int>(cw) + 1) + width;
-        ok = xs >= a && xs < b && sh >= -127 && sh <= 127;
-        cells[d] = static_cast<int>(cw);
-        s[d] = static_cast<int>(sh);
-        zero = zero && sh == 0;
+        ok = candidate(d, x[d], u[d], cells[d], s[d]);
+        zero = zero && s[d] == 0;
       }
       if (ok) {
         int r = g.rank_of_cells(cells);

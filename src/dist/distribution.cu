@@ -253,8 +253,8 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
          "PVEC_GHOST_SKIP_POSITIONS needs PVEC_GHOST_REUSE_PLAN (positions decide the plan)");
   if (reuse) {
     // Every rank must agree that its plan is still valid, or none replays.
-    bool ok = plan_ && plan_->valid && plan_->on_device == gpu && plan_->n_local == ps.n_local() &&
-              (!skip_pos || ps.n_ghost() == plan_->n_recv);
+    bool ok = plan_ && plan_->valid && plan_->on_device == device &&
+              plan_->n_local == ps.n_local() && (!skip_pos || ps.n_ghost() == plan_->n_recv);
     if (comm_->any(!ok))
       fail(PVEC_ERROR_INVALID_ARGUMENT,
            "PVEC_GHOST_REUSE_PLAN: no valid plan from a previous ghost_get on this side (the "
@@ -269,14 +269,14 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
     // Keep the previous plan's buffers when it ran on the same side: no allocation in
     // steady state.
     std::unique_ptr<GhostPlan> plan = std::move(plan_);
-    if (!plan || plan->on_device != gpu) {
+    if (!plan || plan->on_device != device) {
       plan = std::make_unique<GhostPlan>();
       MemKind kind = gpu ? MemKind::device : MemKind::host;
       plan->src.set_kind(kind);
       plan->peer.set_kind(kind);
       plan->shift.set_kind(kind);
     }
-    plan->on_device = gpu;
+    plan->on_device = device;
     plan->valid = true;
     plan->n_local = n;
     // Count candidates per particle, place them, sort by destination rank.
@@ -403,7 +403,7 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   ScratchBuffer* side = ws_.side(gpu);
   const int P = comm_->size();
   std::vector<int> cols = columns_of(props, nprops, false);
-  bool ok = plan_ && plan_->valid && plan_->on_device == gpu && plan_->n_local == ps.n_local() &&
+  bool ok = plan_ && plan_->valid && plan_->on_device == device && plan_->n_local == ps.n_local() &&
             ps.n_ghost() == plan_->n_recv;
   if (comm_->any(!ok))
     fail(PVEC_ERROR_INVALID_ARGUMENT,
