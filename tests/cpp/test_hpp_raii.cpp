@@ -1,0 +1,369 @@
+// pvec.hpp ownership and errors: handles are released exactly once, moves transfer them,
+// and failures surface as pvec::error with the C status and message.
+#include "catch_compat.hpp"
+
+#include <pvec.hpp>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace {
+
+static_assert(!std::is_copy_constructible<pvec::vector>::value, "vector is move-only");
+static_assert(!std::is_copy_assignable<pvec::vector>::value, "vector is move-only");
+static_assert(std::is_nothrow_move_constructible<pvec::vector>::value, "");
+static_assert(std::is_nothrow_move_assignable<pvec::vector>::value, "");
+static_assert(!std::is_copy_constructible<pvec::schema>::value, "schema is move-only");
+static_assert(std::is_nothrow_move_constructible<pvec::schema>::value, "");
+static_assert(std::is_nothrow_move_assignable<pvec::schema>::value, "");
+static_assert(!std::is_copy_constructible<pvec::runtime>::value, "");
+static_assert(!std::is_move_constructible<pvec::runtime>::value, "");
+static_assert(std::is_base_of<std::runtime_error, pvec::error>::value, "");
+
+// Live bytes pvec holds in all three kinds of memory.
+std::int64_t live_bytes() {
+  const pvec_memory_stats s = pvec::memory_stats();
+  return s.host_bytes + s.pinned_bytes + s.device_bytes;
+}
+
+pvec::schema make_schema() {
+  pvec::schema s;
+  s.add_scalar<double>("mass");
+  s.add_vector<float>("vel", 3);
+  s.add_tensor<std::int64_t>("stress", 2, 2);
+  return s;
+}
+
+pvec::vector make_vector(std::int64_t n) {
+  pvec::schema s = make_schema();
+  return pvec::vector(pvec::vector_desc().domain({0, 0}, {1, 1}).particles(n, PVEC_PLACE_LOCAL), s);
+}
+
+// What every use of a vector does: grow, shrink, remove, transfer.
+void exercise(std::int64_t n) {
+  pvec::vector v = make_vector(n);
+  v.append(300);
+  v.remove({0, 5, 7});
+  v.host_to_device();
+  v.device_to_host({0, 2});
+  v.reserve(2000);
+  v.shrink_to_fit();
+}
+
+// Runs f and requires it to throw pvec::error with status want; returns the message.
+template <class F>
+std::string require_error(F f, pvec_status want) {
+  try {
+    f();
+  } catch (const pvec::error& e) {
+    CHECK(e.status() == want);
+    return e.what();
+  }
+  FAIL("no pvec::error thrown; expected " << pvec_status_string(want));
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("runtime finalises only a pvec it started", "[cpp][raii]") {
+  REQUIRE(pvec::initialized());  // started by the test main
+  {
+    pvec::runtime rt;
+    CHECK_FALSE(rt.owns());
+  }
+  CHECK(pvec::initialized());
+  pvec::vector v = make_vector(10);  // pvec still usable
+  CHECK(v.size() == 10);
+}
+
+TEST_CASE("schema and vector give back all their memory", "[cpp][raii]") {
+  exercise(100);  // warm-up: any memory pvec caches for reuse is allocated now
+  const std::int64_t baseline = live_bytes();
+  const std::int64_t allocs_before = pvec::memory_stats().host_allocs +
+                                     pvec::memory_stats().pinned_allocs +
+                                     pvec::memory_stats().device_allocs;
+  {
+    pvec::vector v = make_vector(1000);
+    // 1000 particles x (8 + 3*4 + 4*8 bytes + 2*8 position bytes) = 68 kB per mirror.
+    CHECK(live_bytes() >= baseline + 68000);
+  }
+  CHECK(live_bytes() == baseline);
+  for (int round = 0; round < 3; ++round) exercise(100 + 1000 * round);
+  CHECK(live_bytes() == baseline);
+  const pvec_memory_stats after = pvec::memory_stats();
+  CHECK(after.host_allocs + after.pinned_allocs + after.device_allocs > allocs_before);
+}
+
+TEST_CASE("destruction invalidates the C handles exactly once", "[cpp][raii]") {
+  pvec_vector_t raw_vec = nullptr;
+  pvec_schema_t raw_schema = nullptr;
+  {
+    pvec::schema s = make_schema();
+    raw_schema = s.get();
+    pvec::vector v(pvec::vector_desc().particles(5), s);
+    raw_vec = v.get();
+    std::int64_t n = -1;
+    REQUIRE(pvec_size(raw_vec, &n) == PVEC_SUCCESS);
+    CHECK(n == 5);
+    int count = 0;
+    REQUIRE(pvec_schema_count(raw_schema, &count) == PVEC_SUCCESS);
+    CHECK(count == 3);
+  }
+  std::int64_t n = -1;
+  CHECK(pvec_size(raw_vec, &n) == PVEC_ERROR_INVALID_HANDLE);
+  int count = 0;
+  CHECK(pvec_schema_count(raw_schema, &count) == PVEC_ERROR_INVALID_HANDLE);
+}
+
+TEST_CASE("release and adopt hand ownership across the C boundary", "[cpp][raii]") {
+  const std::int64_t baseline = live_bytes();
+  pvec_vector_t raw = nullptr;
+  {
+    pvec::vector v = make_vector(64);
+    raw = v.release();
+    CHECK_FALSE(v);
+  }
+  std::int64_t n = 0;
+  REQUIRE(pvec_size(raw, &n) == PVEC_SUCCESS);  // release() did not destroy it
+  CHECK(n == 64);
+  {
+    pvec::vector back = pvec::vector::adopt(raw);
+    CHECK(back.size() == 64);
+  }
+  CHECK(pvec_size(raw, &n) == PVEC_ERROR_INVALID_HANDLE);
+  CHECK(live_bytes() == baseline);
+
+  pvec::schema s = make_schema();
+  pvec_schema_t raw_schema = s.release();
+  CHECK_FALSE(s);
+  CHECK(s.get() == nullptr);
+  int count = 0;
+  REQUIRE(pvec_schema_count(raw_schema, &count) == PVEC_SUCCESS);
+  CHECK(count == 3);
+  CHECK(pvec_schema_destroy(raw_schema) == PVEC_SUCCESS);
+}
+
+TEST_CASE("moves transfer the vector and leave an empty object", "[cpp][move]") {
+  const std::int64_t baseline = live_bytes();
+  pvec::vector a = make_vector(100);
+  const pvec_vector_t raw_a = a.get();
+  pvec::view<double> mass = a.host_view<double>(0);
+  mass(3) = 42.0;
+
+  SECTION("move construction") {
+    pvec::vector b(std::move(a));
+    CHECK(b.get() == raw_a);
+    CHECK_FALSE(a);
+    CHECK(a.get() == nullptr);
+    CHECK(b.size() == 100);
+    // Same buffers: the view taken before the move is still the current one.
+    CHECK(b.is_current(mass));
+    CHECK(b.host_view<double>(0).data == mass.data);
+    CHECK(b.host_view<double>(0)(3) == 42.0);
+    // Using the moved-from object is a clean error, not a crash.
+    const std::string msg = require_error([&] { (void)a.size(); }, PVEC_ERROR_INVALID_HANDLE);
+    CHECK(msg.find(pvec_status_string(PVEC_ERROR_INVALID_HANDLE)) != std::string::npos);
+  }
+  SECTION("move assignment destroys the previous vector") {
+    pvec::vector b = make_vector(500);
+    const pvec_vector_t raw_b = b.get();
+    b = std::move(a);
+    CHECK(b.get() == raw_a);
+    CHECK_FALSE(a);
+    std::int64_t n = 0;
+    CHECK(pvec_size(raw_b, &n) == PVEC_ERROR_INVALID_HANDLE);
+    CHECK(b.size() == 100);
+  }
+  SECTION("self move assignment keeps the vector") {
+    pvec::vector& alias = a;
+    a = std::move(alias);
+    CHECK(a.get() == raw_a);
+    CHECK(a.size() == 100);
+  }
+  SECTION("assigning into an empty vector") {
+    pvec::vector b;
+    CHECK_FALSE(b);
+    b = std::move(a);
+    CHECK(b.get() == raw_a);
+  }
+  SECTION("reset destroys now") {
+    a.reset();
+    CHECK_FALSE(a);
+    std::int64_t n = 0;
+    CHECK(pvec_size(raw_a, &n) == PVEC_ERROR_INVALID_HANDLE);
+    a.reset();  // twice is harmless
+  }
+  a.reset();
+  CHECK(live_bytes() == baseline);
+}
+
+TEST_CASE("schema moves keep the declared properties", "[cpp][move]") {
+  pvec::schema a = make_schema();
+  const pvec_schema_t raw = a.get();
+  pvec::schema b(std::move(a));
+  CHECK(b.get() == raw);
+  CHECK_FALSE(a);
+  CHECK(b.count() == 3);
+  pvec::schema c;
+  c.add_scalar<int>("only");
+  const pvec_schema_t raw_c = c.get();
+  c = std::move(b);
+  CHECK(c.get() == raw);
+  CHECK(c.count() == 3);
+  int count = 0;
+  CHECK(pvec_schema_count(raw_c, &count) == PVEC_ERROR_INVALID_HANDLE);
+  require_error([&] { (void)a.count(); }, PVEC_ERROR_INVALID_HANDLE);
+  require_error([&] { a.add_scalar<float>("x"); }, PVEC_ERROR_INVALID_HANDLE);
+}
+
+TEST_CASE("schema indices follow declaration order", "[cpp]") {
+  pvec::schema s;
+  CHECK(s.add_scalar<float>("a") == 0);
+  CHECK(s.add_vector<double>("b", 4) == 1);
+  CHECK(s.add_tensor<std::uint32_t>("c", 3, 2) == 2);
+  CHECK(s.add_scalar("d", PVEC_INT64) == 3);
+  const std::int64_t ext[2] = {2, 5};
+  CHECK(s.add("e", PVEC_FLOAT32, 2, ext) == 4);
+  CHECK(s.count() == 5);
+  pvec::vector v(pvec::vector_desc(), s);
+  CHECK(v.prop_count() == 5);
+  CHECK(v.prop_index("c") == 2);
+  CHECK(v.prop_index("pos") == PVEC_POS);
+  const pvec_layout l = v.layout(v.prop_index("c"));
+  CHECK(l.dtype == PVEC_UINT32);
+  CHECK(l.rank == 2);
+  CHECK(l.extents[0] == 3);
+  CHECK(l.extents[1] == 2);
+  CHECK(v.layout(4).ncomp == 10);
+}
+
+TEST_CASE("vector_desc reaches pvec_vector_create", "[cpp]") {
+  pvec::schema s = make_schema();
+  pvec::vector v(pvec::vector_desc()
+                     .domain({-1, 0}, {1, 2})
+                     .boundaries({PVEC_PERIODIC, PVEC_NON_PERIODIC})
+                     .pos_type<float>()
+                     .ghost_width(0.05)
+                     .particles(100)
+                     .backend(PVEC_BACKEND_HOST),
+                 s);
+  CHECK(v.dim() == 2);
+  CHECK(v.pos_dtype() == PVEC_FLOAT32);
+  const pvec::box d = v.domain();
+  REQUIRE(d.lo.size() == 2);
+  CHECK(d.lo[0] == -1.0);
+  CHECK(d.lo[1] == 0.0);
+  CHECK(d.hi[0] == 1.0);
+  CHECK(d.hi[1] == 2.0);
+  const std::vector<int> bc = v.boundaries();
+  REQUIRE(bc.size() == 2);
+  CHECK(bc[0] == PVEC_PERIODIC);
+  CHECK(bc[1] == PVEC_NON_PERIODIC);
+  CHECK(v.ghost_width() == 0.05);
+  CHECK(v.size() == 100);  // one rank: EVEN keeps all
+  CHECK(v.ghost_size() == 0);
+  CHECK(v.capacity() == 128);
+  CHECK(v.backend() == PVEC_BACKEND_HOST);
+  CHECK(v.device() == -1);
+  CHECK(v.comm_size() == 1);
+  CHECK(v.comm_rank() == 0);
+  const double x[2] = {0.5, 1.0};
+  CHECK(v.owner_rank(x) == 0);
+  CHECK(v.stream() == nullptr);
+}
+
+TEST_CASE("failures throw pvec::error with status and message", "[cpp][errors]") {
+  pvec::vector v = make_vector(10);
+  const std::string invalid = pvec_status_string(PVEC_ERROR_INVALID_ARGUMENT);
+
+  SECTION("check") {
+    CHECK_NOTHROW(pvec::check(PVEC_SUCCESS));
+    require_error([] { pvec::check(PVEC_ERROR_INTERNAL); }, PVEC_ERROR_INTERNAL);
+    // The pvec_last_error detail of the failing call is in the message.
+    pvec_status st = pvec_reserve(v.get(), -5);
+    REQUIRE(st == PVEC_ERROR_INVALID_ARGUMENT);
+    const std::string detail = pvec_last_error();
+    REQUIRE_FALSE(detail.empty());
+    const std::string msg =
+        require_error([&] { pvec::check(pvec_reserve(v.get(), -5)); }, PVEC_ERROR_INVALID_ARGUMENT);
+    CHECK(msg == "pvec: " + detail + " [" + invalid + "]");
+  }
+  SECTION("catchable as std::runtime_error") {
+    bool caught = false;
+    try {
+      v.reserve(-1);
+    } catch (const std::runtime_error& e) {
+      caught = true;
+      CHECK(std::string(e.what()).find(invalid) != std::string::npos);
+    }
+    CHECK(caught);
+  }
+  SECTION("bad arguments leave the vector unchanged") {
+    const std::int64_t cap = v.capacity();
+    const std::uint64_t gen = v.generation();
+    const std::string msg = require_error([&] { v.resize(-3); }, PVEC_ERROR_INVALID_ARGUMENT);
+    // More than the bare status: the C detail made it into the message.
+    CHECK(msg.size() > std::string("pvec:  []").size() + invalid.size());
+    CHECK(v.size() == 10);
+    CHECK(v.capacity() == cap);
+    CHECK(v.generation() == gen);
+    require_error([&] { v.append(-1); }, PVEC_ERROR_INVALID_ARGUMENT);
+    require_error([&] { v.remove({1, 1}); }, PVEC_ERROR_INVALID_ARGUMENT);
+    require_error([&] { v.remove({10}); }, PVEC_ERROR_OUT_OF_RANGE);
+    require_error([&] { v.remove({-1}); }, PVEC_ERROR_OUT_OF_RANGE);
+    CHECK(v.size() == 10);
+  }
+  SECTION("unknown properties") {
+    require_error([&] { (void)v.prop_index("nope"); }, PVEC_ERROR_INVALID_ARGUMENT);
+    require_error([&] { (void)v.layout(3); }, PVEC_ERROR_OUT_OF_RANGE);
+    require_error([&] { (void)v.host_view<double>(7); }, PVEC_ERROR_OUT_OF_RANGE);
+    require_error([&] { (void)v.device_view<double>(-7); }, PVEC_ERROR_OUT_OF_RANGE);
+    require_error([&] { v.host_to_device({0, 9}); }, PVEC_ERROR_OUT_OF_RANGE);
+    require_error([&] { v.device_to_host({1, 1}); }, PVEC_ERROR_INVALID_ARGUMENT);
+  }
+  SECTION("schema errors") {
+    pvec::schema s;
+    s.add_scalar<float>("x");
+    require_error([&] { s.add_scalar<float>("x"); }, PVEC_ERROR_INVALID_ARGUMENT);
+    require_error([&] { s.add_vector<float>("pos", 2); }, PVEC_ERROR_INVALID_ARGUMENT);
+    require_error([&] { s.add_vector<float>("", 2); }, PVEC_ERROR_INVALID_ARGUMENT);
+    require_error([&] { s.add_vector<float>("y", 0); }, PVEC_ERROR_INVALID_ARGUMENT);
+    require_error([&] { s.add_tensor<double>("z", 2, -1); }, PVEC_ERROR_INVALID_ARGUMENT);
+    require_error([&] { s.add_scalar("w", static_cast<pvec_dtype>(99)); },
+                  PVEC_ERROR_INVALID_ARGUMENT);
+    CHECK(s.count() == 1);  // unchanged by the failures
+  }
+  SECTION("bad descriptions") {
+    pvec::schema s = make_schema();
+    require_error([&] { pvec::vector w(pvec::vector_desc().dim(0), s); },
+                  PVEC_ERROR_INVALID_ARGUMENT);
+    require_error([&] { pvec::vector w(pvec::vector_desc().domain({1}, {0}), s); },
+                  PVEC_ERROR_INVALID_ARGUMENT);
+    require_error([&] { pvec::vector w(pvec::vector_desc().ghost_width(-1), s); },
+                  PVEC_ERROR_INVALID_ARGUMENT);
+    require_error([&] { pvec::vector w(pvec::vector_desc().particles(-1), s); },
+                  PVEC_ERROR_INVALID_ARGUMENT);
+    // Checked on the C++ side before reaching pvec.
+    require_error([] { pvec::vector_desc().domain({0, 0}, {1}); }, PVEC_ERROR_INVALID_ARGUMENT);
+    require_error(
+        [] {
+          pvec::vector_desc().domain({0, 0, 0, 0, 0}, {1, 1, 1, 1, 1});
+        },
+        PVEC_ERROR_INVALID_ARGUMENT);
+    pvec::schema moved = std::move(s);
+    require_error([&] { pvec::vector w(pvec::vector_desc(), s); }, PVEC_ERROR_INVALID_HANDLE);
+  }
+  SECTION("backend CUDA needs a device") {
+    pvec::schema s = make_schema();
+    if (pvec::cuda_device_count() == 0) {
+      require_error(
+          [&] { pvec::vector w(pvec::vector_desc().backend(PVEC_BACKEND_CUDA).particles(1), s); },
+          PVEC_ERROR_NO_DEVICE);
+    } else {
+      pvec::vector w(pvec::vector_desc().backend(PVEC_BACKEND_CUDA).particles(1), s);
+      CHECK(w.backend() == PVEC_BACKEND_CUDA);
+    }
+  }
+}

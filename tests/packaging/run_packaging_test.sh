@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Installs a pvec build tree into a fresh prefix, then builds and runs two outside programs
+# against the installed files only: one with `cc app.c $(pkg-config --cflags --libs pvec)`,
+# one through find_package(pvec) + pvec::pvec. Neither knows that pvec uses MPI.
+#
+# Usage: run_packaging_test.sh <build dir> <consumer dir> <work dir> [cmake] [cc] [config]
+# Exit: 0 pass; 1 fail; 77 pkg-config missing (the CMake half still ran and passed).
+set -euo pipefail
+
+build=$1
+consumer=$2
+work=$3
+cmake=${4:-cmake}
+cc=${5:-cc}
+config=${6:-}
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# Runs an app, shows its output, and checks it printed the contract's capacity and that it
+# loaded the installed library rather than the build tree's.
+run_app() {
+  local app=$1 out
+  out=$("$app") || fail "$app exited with $?"
+  echo "$out"
+  grep -q "capacity 128" <<<"$out" || fail "$app did not print 'capacity 128'"
+  if command -v ldd >/dev/null; then
+    local lib
+    lib=$(ldd "$app" | awk '/libpvec\.so/ {print $3}')
+    [[ -n $lib ]] || fail "$app does not load libpvec"
+    case $(readlink -f "$lib") in
+      "$(readlink -f "$prefix")"/*) echo "$app loads $lib" ;;
+      *) fail "$app loads $lib, not the one installed in $prefix" ;;
+    esac
+  fi
+}
+
+rm -rf "$work"
+mkdir -p "$work"
+prefix=$work/prefix
+
+echo "== cmake --install $build --prefix $prefix"
+"$cmake" --install "$build" --prefix "$prefix" ${config:+--config "$config"} >"$work/install.log" ||
+  { cat "$work/install.log"; fail "install failed"; }
+[[ -n $(find "$prefix" -name pvec.h) ]] || fail "pvec.h not installed"
+
+# Nothing from the build tree or the environment may leak into the consumers.
+unset CMAKE_PREFIX_PATH pvec_DIR PKG_CONFIG_PATH CPATH LIBRARY_PATH LD_LIBRARY_PATH || true
+
+echo "== find_package(pvec) consumer"
+"$cmake" -S "$consumer" -B "$work/cmake-build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF \
+  -DCMAKE_BUILD_TYPE=Release >"$work/cmake-configure.log" 2>&1 ||
+  { cat "$work/cmake-configure.log"; fail "configuring the CMake consumer failed"; }
+grep "found pvec" "$work/cmake-configure.log" || true
+"$cmake" --build "$work/cmake-build" >"$work/cmake-build.log" 2>&1 ||
+  { cat "$work/cmake-build.log"; fail "building the CMake consumer failed"; }
+run_app "$work/cmake-build/app"
+
+echo "== pkg-config consumer"
+if ! command -v pkg-config >/dev/null; then
+  echo "SKIPPED: pkg-config is not installed; the find_package consumer passed"
+  exit 77
+fi
+pc=$(find "$prefix" -name pvec.pc | head -n 1)
+[[ -n $pc ]] || fail "pvec.pc not installed"
+export PKG_CONFIG_PATH
+PKG_CONFIG_PATH=$(dirname "$pc")
+flags=$(pkg-config --cflags --libs pvec) || fail "pkg-config --cflags --libs pvec failed"
+echo "pkg-config: $flags"
+# shellcheck disable=SC2086  # the flags are meant to split
+"$cc" "$consumer/app.c" $flags -o "$work/app_pkgconfig" || fail "cc with pkg-config flags failed"
+run_app "$work/app_pkgconfig"
+
+echo "PASS"
