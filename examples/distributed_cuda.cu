@@ -94,6 +94,9 @@ int main(int argc, char** argv) {
   if (gpu) CHECK(pvec_host_to_device(vec, nullptr, 0));
   const unsigned on = gpu ? PVEC_ON_DEVICE : 0u;
 
+  int64_t first_sums[2] = {0, 0};
+  double first_mass = 0;
+  bool constant = true;
   for (int step = 0; step <= steps; ++step) {
     if (step > 0) {
       CHECK(pvec_size(vec, &n));
@@ -132,14 +135,29 @@ int main(int argc, char** argv) {
     MPI_Reduce(&m, &g_mass, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
     std::vector<int64_t> counts(size);
     MPI_Gather(&n, 1, MPI_INT64_T, counts.data(), 1, MPI_INT64_T, 0, MPI_COMM_WORLD);
+    int64_t g_ghosts = 0;
+    MPI_Reduce(&ghosts, &g_ghosts, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
     if (rank == 0) {
+      if (step == 0) {
+        first_sums[0] = g_sums[0];
+        first_sums[1] = g_sums[1];
+        first_mass = g_mass;
+      }
+      constant = constant && g_sums[0] == first_sums[0] && g_sums[1] == first_sums[1] &&
+                 g_mass == first_mass;
       std::printf("step %2d  per-rank particles:", step);
       for (int r = 0; r < size; ++r) std::printf(" %" PRId64, counts[r]);
-      std::printf("  | checksum: count %" PRId64 " id-sum %" PRId64 " mass %.2f\n", g_sums[0],
-                  g_sums[1], g_mass);
+      std::printf("  ghosts %" PRId64 "  | checksum: count %" PRId64 " id-sum %" PRId64
+                  " mass %.2f\n",
+                  g_ghosts, g_sums[0], g_sums[1], g_mass);
     }
   }
+  int ok = constant ? 1 : 0;
+  MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0)
+    std::printf(ok ? "checksum constant over %d steps\n" : "CHECKSUM CHANGED over %d steps\n",
+                steps);
   CHECK(pvec_vector_destroy(vec));
   CHECK(pvec_finalize());
-  return 0;
+  return ok ? 0 : 1;
 }
