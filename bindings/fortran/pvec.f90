@@ -1,0 +1,1693 @@
+!> pvec -- Fortran binding of the pvec C ABI (include/pvec.h).
+!>
+!> Two layers, both public:
+!>
+!>   c_pvec_<name>   one bind(C) interface per function of pvec.h, with bind(C, name='pvec_<name>'):
+!>                   handles as type(c_ptr) by value, statuses as integer(c_int), strings as
+!>                   NUL-terminated type(c_ptr). Use them when you need exactly the C behaviour.
+!>   pvec_<name>     readable wrappers: type(pvec_vector)/type(pvec_schema) handles, Fortran
+!>                   strings in and out, optional arguments, 1-based particle indices, and an
+!>                   optional `stat` argument. Without `stat`, a failure prints the message to
+!>                   error_unit and stops the program (error stop <status>); with `stat`, the
+!>                   status is returned and the program continues. pvec_last_error() then
+!>                   explains the failure.
+!>
+!> Indexing (see docs/fortran.md for the full table). C stores particle i, component c of a
+!> property at base[c*C + i] with C the capacity. pvec_host_view returns a Fortran pointer whose
+!> leading dimension is C, so with 1-based Fortran indices:
+!>
+!>   scalar           v(i)           = base[i-1]
+!>   vector[n]        v(i, c+1)      = base[c*C + i-1]
+!>   tensor[n][m]     v(i, b+1, a+1) = base[(a*m + b)*C + i-1]      (C entry (a,b); v is C x m x n)
+!>   positions        x(i, d+1)      = pos[d*C + i-1]
+!>
+!> Property indices are identifiers, not array indices: use the value pvec_schema_add or
+!> pvec_prop_index gave you (0, 1, ... in declaration order, as in C) and PVEC_POS for the
+!> positions. Particle indices taken or returned by the wrappers (pvec_append's first,
+!> pvec_remove's list) are 1-based, matching the views.
+module pvec
+  use, intrinsic :: iso_c_binding
+  use, intrinsic :: iso_fortran_env, only: error_unit
+  implicit none
+  private
+
+  ! ---- Versions ----------------------------------------------------------------------------------
+  !> Version of pvec.h this module was written for. C's PVEC_VERSION_NUMBER macro is named
+  !> PVEC_BINDING_VERSION_NUMBER here: Fortran names ignore case, and pvec_version_number is
+  !> the function giving the version of the loaded library.
+  integer(c_int), parameter, public :: PVEC_VERSION_MAJOR = 0
+  integer(c_int), parameter, public :: PVEC_VERSION_MINOR = 1
+  integer(c_int), parameter, public :: PVEC_VERSION_PATCH = 0
+  integer(c_int), parameter, public :: PVEC_BINDING_VERSION_NUMBER = &
+                                       PVEC_VERSION_MAJOR*10000 + PVEC_VERSION_MINOR*100 + &
+                                       PVEC_VERSION_PATCH
+
+  ! ---- pvec_status -------------------------------------------------------------------------------
+  integer(c_int), parameter, public :: PVEC_SUCCESS = 0
+  integer(c_int), parameter, public :: PVEC_ERROR_INVALID_ARGUMENT = 1
+  integer(c_int), parameter, public :: PVEC_ERROR_INVALID_HANDLE = 2
+  integer(c_int), parameter, public :: PVEC_ERROR_OUT_OF_RANGE = 3
+  integer(c_int), parameter, public :: PVEC_ERROR_OVERFLOW = 4
+  integer(c_int), parameter, public :: PVEC_ERROR_OUT_OF_MEMORY = 5
+  integer(c_int), parameter, public :: PVEC_ERROR_NO_DEVICE = 6
+  integer(c_int), parameter, public :: PVEC_ERROR_CUDA = 7
+  integer(c_int), parameter, public :: PVEC_ERROR_MPI = 8
+  integer(c_int), parameter, public :: PVEC_ERROR_STATE = 9
+  integer(c_int), parameter, public :: PVEC_ERROR_PARTICLES_OUTSIDE = 10
+  integer(c_int), parameter, public :: PVEC_ERROR_DTYPE_MISMATCH = 11
+  integer(c_int), parameter, public :: PVEC_ERROR_NOT_SUPPORTED = 12
+  integer(c_int), parameter, public :: PVEC_ERROR_INTERNAL = 13
+
+  ! ---- pvec_dtype --------------------------------------------------------------------------------
+  !> Unsigned dtypes have no Fortran kind: their views use the signed integer of the same size.
+  integer(c_int), parameter, public :: PVEC_FLOAT32 = 1
+  integer(c_int), parameter, public :: PVEC_FLOAT64 = 2
+  integer(c_int), parameter, public :: PVEC_INT32 = 3
+  integer(c_int), parameter, public :: PVEC_INT64 = 4
+  integer(c_int), parameter, public :: PVEC_UINT32 = 5
+  integer(c_int), parameter, public :: PVEC_UINT64 = 6
+
+  ! ---- Limits and special values -----------------------------------------------------------------
+  integer(c_int), parameter, public :: PVEC_MAX_RANK = 2
+  integer(c_int), parameter, public :: PVEC_MAX_NAME = 63
+  integer(c_int), parameter, public :: PVEC_MAX_DIM = 4
+  !> Property index naming the positions.
+  integer(c_int), parameter, public :: PVEC_POS = -1
+
+  ! ---- pvec_boundary, pvec_backend, pvec_host_memory, pvec_placement -----------------------------
+  integer(c_int), parameter, public :: PVEC_NON_PERIODIC = 0
+  integer(c_int), parameter, public :: PVEC_PERIODIC = 1
+  integer(c_int), parameter, public :: PVEC_BACKEND_AUTO = 0
+  integer(c_int), parameter, public :: PVEC_BACKEND_HOST = 1
+  integer(c_int), parameter, public :: PVEC_BACKEND_CUDA = 2
+  integer(c_int), parameter, public :: PVEC_HOST_PINNED = 0
+  integer(c_int), parameter, public :: PVEC_HOST_PAGEABLE = 1
+  integer(c_int), parameter, public :: PVEC_PLACE_EVEN = 0
+  integer(c_int), parameter, public :: PVEC_PLACE_LOCAL = 1
+
+  ! ---- Flags of map / ghost_get / ghost_put (combine with ior) -----------------------------------
+  integer(c_int), parameter, public :: PVEC_ON_DEVICE = 1
+  integer(c_int), parameter, public :: PVEC_MAP_REMOVE_OUTSIDE = 2
+  integer(c_int), parameter, public :: PVEC_GHOST_SKIP_POSITIONS = 4
+  integer(c_int), parameter, public :: PVEC_GHOST_REUSE_PLAN = 8
+
+  ! ---- pvec_reduce_op ----------------------------------------------------------------------------
+  integer(c_int), parameter, public :: PVEC_REDUCE_ADD = 0
+  integer(c_int), parameter, public :: PVEC_REDUCE_MIN = 1
+  integer(c_int), parameter, public :: PVEC_REDUCE_MAX = 2
+  integer(c_int), parameter, public :: PVEC_REDUCE_REPLACE = 3
+
+  ! ---- Handles -----------------------------------------------------------------------------------
+  !> A vector (pvec_vector_t). A default-initialised one is the NULL handle.
+  type, public :: pvec_vector
+    type(c_ptr) :: h = c_null_ptr
+  end type pvec_vector
+
+  !> A schema (pvec_schema_t). A default-initialised one is the NULL handle.
+  type, public :: pvec_schema
+    type(c_ptr) :: h = c_null_ptr
+  end type pvec_schema
+
+  ! ---- Structs, field for field as in pvec.h -----------------------------------------------------
+  !> pvec_vector_desc. Default values are those of PVEC_VECTOR_DESC_INIT; struct_size is set by
+  !> pvec_vector_create (the wrapper), so leave it alone unless you call c_pvec_vector_create.
+  !> Arrays are 1-based: domain_lo(d+1) is C's domain_lo[d].
+  type, bind(C), public :: pvec_vector_desc
+    integer(c_size_t) :: struct_size = 0
+    integer(c_int) :: dim = 3
+    integer(c_int) :: pos_dtype = PVEC_FLOAT64
+    real(c_double) :: domain_lo(PVEC_MAX_DIM) = 0.0_c_double
+    real(c_double) :: domain_hi(PVEC_MAX_DIM) = 1.0_c_double
+    integer(c_int) :: boundary(PVEC_MAX_DIM) = PVEC_NON_PERIODIC
+    real(c_double) :: ghost_width = 0.0_c_double
+    integer(c_int64_t) :: n_particles = 0
+    integer(c_int) :: placement = PVEC_PLACE_EVEN
+    integer(c_int) :: backend = PVEC_BACKEND_AUTO
+    integer(c_int) :: host_memory = PVEC_HOST_PINNED
+    integer(c_int) :: has_comm = 0
+    integer(c_int64_t) :: comm_f = 0
+  end type pvec_vector_desc
+
+  !> pvec_layout. extents(1) is C's extents[0]. generation is uint64 in C (bit pattern kept).
+  !> name is a NUL-terminated C string: pvec_c_string(layout%name) gives it as a Fortran string.
+  type, bind(C), public :: pvec_layout
+    integer(c_size_t) :: struct_size = 0
+    integer(c_int) :: prop = 0
+    type(c_ptr) :: name = c_null_ptr
+    integer(c_int) :: dtype = 0
+    integer(c_size_t) :: elem_size = 0
+    integer(c_int) :: rank = 0
+    integer(c_int64_t) :: extents(PVEC_MAX_RANK) = 1
+    integer(c_int64_t) :: ncomp = 0
+    integer(c_int64_t) :: capacity = 0
+    integer(c_int64_t) :: stride_elems = 0
+    integer(c_int64_t) :: stride_bytes = 0
+    integer(c_int64_t) :: n_local = 0
+    integer(c_int64_t) :: n_ghost = 0
+    integer(c_int64_t) :: generation = 0
+    type(c_ptr) :: host_ptr = c_null_ptr
+    type(c_ptr) :: device_ptr = c_null_ptr
+  end type pvec_layout
+
+  !> pvec_memory_stats.
+  type, bind(C), public :: pvec_memory_stats
+    integer(c_size_t) :: struct_size = 0
+    integer(c_int64_t) :: host_bytes = 0
+    integer(c_int64_t) :: pinned_bytes = 0
+    integer(c_int64_t) :: device_bytes = 0
+    integer(c_int64_t) :: host_allocs = 0
+    integer(c_int64_t) :: pinned_allocs = 0
+    integer(c_int64_t) :: device_allocs = 0
+  end type pvec_memory_stats
+
+  !> pvec_op_stats: figures of the last pvec_map / pvec_ghost_get / pvec_ghost_put.
+  type, bind(C), public :: pvec_op_stats
+    integer(c_size_t) :: struct_size = 0
+    real(c_double) :: compute_seconds = 0
+    real(c_double) :: exchange_seconds = 0
+    integer(c_int64_t) :: bytes_sent = 0
+    integer(c_int64_t) :: bytes_received = 0
+    integer(c_int64_t) :: particles_sent = 0
+    integer(c_int64_t) :: particles_received = 0
+  end type pvec_op_stats
+
+  ! ---- The C ABI, one interface per function of pvec.h -------------------------------------------
+  ! Enums travel as integer(c_int), unsigned flags as integer(c_int) (same size and bits),
+  ! uint64 as integer(c_int64_t), pvec_stream_t and handles as type(c_ptr).
+  public :: c_pvec_version_number, c_pvec_version_string, c_pvec_status_string
+  public :: c_pvec_last_error, c_pvec_init, c_pvec_finalize, c_pvec_initialized
+  public :: c_pvec_cuda_device_count, c_pvec_dtype_size, c_pvec_dtype_name
+  public :: c_pvec_schema_create, c_pvec_schema_destroy, c_pvec_schema_add
+  public :: c_pvec_schema_add_scalar, c_pvec_schema_add_vector, c_pvec_schema_add_tensor
+  public :: c_pvec_schema_count, c_pvec_vector_desc_init, c_pvec_vector_create
+  public :: c_pvec_vector_destroy, c_pvec_size, c_pvec_ghost_size, c_pvec_capacity, c_pvec_dim
+  public :: c_pvec_pos_dtype, c_pvec_domain, c_pvec_boundaries, c_pvec_ghost_width
+  public :: c_pvec_prop_count, c_pvec_prop_index, c_pvec_vector_backend, c_pvec_vector_device
+  public :: c_pvec_generation
+  public :: c_pvec_reserve, c_pvec_resize, c_pvec_append, c_pvec_remove, c_pvec_shrink_to_fit
+  public :: c_pvec_layout_get, c_pvec_host_ptr, c_pvec_device_ptr, c_pvec_set_stream
+  public :: c_pvec_get_stream, c_pvec_host_to_device, c_pvec_device_to_host
+  public :: c_pvec_host_to_device_async, c_pvec_device_to_host_async, c_pvec_synchronize
+  public :: c_pvec_comm_rank, c_pvec_comm_size, c_pvec_subdomain, c_pvec_owner_rank
+  public :: c_pvec_map, c_pvec_ghost_get, c_pvec_ghost_put, c_pvec_memory_stats_get
+  public :: c_pvec_last_op_stats
+
+  interface
+    ! 1. Versions, status codes and errors
+    function c_pvec_version_number() result(r) bind(C, name='pvec_version_number')
+      import :: c_int
+      integer(c_int) :: r
+    end function
+    function c_pvec_version_string() result(r) bind(C, name='pvec_version_string')
+      import :: c_ptr
+      type(c_ptr) :: r
+    end function
+    function c_pvec_status_string(status) result(r) bind(C, name='pvec_status_string')
+      import :: c_int, c_ptr
+      integer(c_int), value :: status
+      type(c_ptr) :: r
+    end function
+    function c_pvec_last_error() result(r) bind(C, name='pvec_last_error')
+      import :: c_ptr
+      type(c_ptr) :: r
+    end function
+    ! 2. Library start and end
+    function c_pvec_init(argc, argv) result(r) bind(C, name='pvec_init')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: argc, argv
+      integer(c_int) :: r
+    end function
+    function c_pvec_finalize() result(r) bind(C, name='pvec_finalize')
+      import :: c_int
+      integer(c_int) :: r
+    end function
+    function c_pvec_initialized(flag) result(r) bind(C, name='pvec_initialized')
+      import :: c_int
+      integer(c_int), intent(out) :: flag
+      integer(c_int) :: r
+    end function
+    function c_pvec_cuda_device_count(count) result(r) bind(C, name='pvec_cuda_device_count')
+      import :: c_int
+      integer(c_int), intent(out) :: count
+      integer(c_int) :: r
+    end function
+    ! 3. Schemas
+    function c_pvec_dtype_size(dtype) result(r) bind(C, name='pvec_dtype_size')
+      import :: c_int, c_size_t
+      integer(c_int), value :: dtype
+      integer(c_size_t) :: r
+    end function
+    function c_pvec_dtype_name(dtype) result(r) bind(C, name='pvec_dtype_name')
+      import :: c_int, c_ptr
+      integer(c_int), value :: dtype
+      type(c_ptr) :: r
+    end function
+    function c_pvec_schema_create(out) result(r) bind(C, name='pvec_schema_create')
+      import :: c_int, c_ptr
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: r
+    end function
+    function c_pvec_schema_destroy(schema) result(r) bind(C, name='pvec_schema_destroy')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: schema
+      integer(c_int) :: r
+    end function
+    !> extents and index may be c_null_ptr, as in C.
+    function c_pvec_schema_add(schema, name, dtype, rank, extents, index) result(r) &
+        bind(C, name='pvec_schema_add')
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: schema
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: dtype, rank
+      type(c_ptr), value :: extents, index
+      integer(c_int) :: r
+    end function
+    function c_pvec_schema_add_scalar(schema, name, dtype, index) result(r) &
+        bind(C, name='pvec_schema_add_scalar')
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: schema
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: dtype
+      type(c_ptr), value :: index
+      integer(c_int) :: r
+    end function
+    function c_pvec_schema_add_vector(schema, name, dtype, n, index) result(r) &
+        bind(C, name='pvec_schema_add_vector')
+      import :: c_int, c_ptr, c_char, c_int64_t
+      type(c_ptr), value :: schema
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: dtype
+      integer(c_int64_t), value :: n
+      type(c_ptr), value :: index
+      integer(c_int) :: r
+    end function
+    function c_pvec_schema_add_tensor(schema, name, dtype, n, m, index) result(r) &
+        bind(C, name='pvec_schema_add_tensor')
+      import :: c_int, c_ptr, c_char, c_int64_t
+      type(c_ptr), value :: schema
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), value :: dtype
+      integer(c_int64_t), value :: n, m
+      type(c_ptr), value :: index
+      integer(c_int) :: r
+    end function
+    function c_pvec_schema_count(schema, count) result(r) bind(C, name='pvec_schema_count')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: schema
+      integer(c_int), intent(out) :: count
+      integer(c_int) :: r
+    end function
+    ! 4. Vectors
+    function c_pvec_vector_desc_init(desc) result(r) bind(C, name='pvec_vector_desc_init')
+      import :: c_int, pvec_vector_desc
+      type(pvec_vector_desc), intent(inout) :: desc
+      integer(c_int) :: r
+    end function
+    function c_pvec_vector_create(desc, schema, out) result(r) &
+        bind(C, name='pvec_vector_create')
+      import :: c_int, c_ptr, pvec_vector_desc
+      type(pvec_vector_desc), intent(in) :: desc
+      type(c_ptr), value :: schema
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: r
+    end function
+    function c_pvec_vector_destroy(vec) result(r) bind(C, name='pvec_vector_destroy')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int) :: r
+    end function
+    function c_pvec_size(vec, n_local) result(r) bind(C, name='pvec_size')
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: vec
+      integer(c_int64_t), intent(out) :: n_local
+      integer(c_int) :: r
+    end function
+    function c_pvec_ghost_size(vec, n_ghost) result(r) bind(C, name='pvec_ghost_size')
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: vec
+      integer(c_int64_t), intent(out) :: n_ghost
+      integer(c_int) :: r
+    end function
+    function c_pvec_capacity(vec, capacity) result(r) bind(C, name='pvec_capacity')
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: vec
+      integer(c_int64_t), intent(out) :: capacity
+      integer(c_int) :: r
+    end function
+    function c_pvec_dim(vec, dim) result(r) bind(C, name='pvec_dim')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), intent(out) :: dim
+      integer(c_int) :: r
+    end function
+    function c_pvec_pos_dtype(vec, dtype) result(r) bind(C, name='pvec_pos_dtype')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), intent(out) :: dtype
+      integer(c_int) :: r
+    end function
+    !> lo and hi: addresses of dim doubles each, or c_null_ptr.
+    function c_pvec_domain(vec, lo, hi) result(r) bind(C, name='pvec_domain')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec, lo, hi
+      integer(c_int) :: r
+    end function
+    function c_pvec_boundaries(vec, bc) result(r) bind(C, name='pvec_boundaries')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec, bc
+      integer(c_int) :: r
+    end function
+    function c_pvec_ghost_width(vec, width) result(r) bind(C, name='pvec_ghost_width')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: vec
+      real(c_double), intent(out) :: width
+      integer(c_int) :: r
+    end function
+    function c_pvec_prop_count(vec, count) result(r) bind(C, name='pvec_prop_count')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), intent(out) :: count
+      integer(c_int) :: r
+    end function
+    function c_pvec_prop_index(vec, name, prop) result(r) bind(C, name='pvec_prop_index')
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: vec
+      character(kind=c_char), intent(in) :: name(*)
+      integer(c_int), intent(out) :: prop
+      integer(c_int) :: r
+    end function
+    function c_pvec_vector_backend(vec, backend) result(r) bind(C, name='pvec_vector_backend')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), intent(out) :: backend
+      integer(c_int) :: r
+    end function
+    function c_pvec_vector_device(vec, device) result(r) bind(C, name='pvec_vector_device')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), intent(out) :: device
+      integer(c_int) :: r
+    end function
+    function c_pvec_generation(vec, generation) result(r) bind(C, name='pvec_generation')
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: vec
+      integer(c_int64_t), intent(out) :: generation
+      integer(c_int) :: r
+    end function
+    function c_pvec_reserve(vec, n) result(r) bind(C, name='pvec_reserve')
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: vec
+      integer(c_int64_t), value :: n
+      integer(c_int) :: r
+    end function
+    function c_pvec_resize(vec, n) result(r) bind(C, name='pvec_resize')
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: vec
+      integer(c_int64_t), value :: n
+      integer(c_int) :: r
+    end function
+    !> first: address of an int64 (0-based index) or c_null_ptr.
+    function c_pvec_append(vec, k, first) result(r) bind(C, name='pvec_append')
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: vec
+      integer(c_int64_t), value :: k
+      type(c_ptr), value :: first
+      integer(c_int) :: r
+    end function
+    !> indices: address of count 0-based int64 indices.
+    function c_pvec_remove(vec, indices, count) result(r) bind(C, name='pvec_remove')
+      import :: c_int, c_ptr, c_int64_t
+      type(c_ptr), value :: vec, indices
+      integer(c_int64_t), value :: count
+      integer(c_int) :: r
+    end function
+    function c_pvec_shrink_to_fit(vec) result(r) bind(C, name='pvec_shrink_to_fit')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int) :: r
+    end function
+    ! 5. Layout and raw pointers
+    function c_pvec_layout_get(vec, prop, out) result(r) bind(C, name='pvec_layout_get')
+      import :: c_int, c_ptr, pvec_layout
+      type(c_ptr), value :: vec
+      integer(c_int), value :: prop
+      type(pvec_layout), intent(inout) :: out
+      integer(c_int) :: r
+    end function
+    function c_pvec_host_ptr(vec, prop) result(r) bind(C, name='pvec_host_ptr')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), value :: prop
+      type(c_ptr) :: r
+    end function
+    function c_pvec_device_ptr(vec, prop) result(r) bind(C, name='pvec_device_ptr')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), value :: prop
+      type(c_ptr) :: r
+    end function
+    ! 6. Host <-> device transfers (props: address of nprops ints, or c_null_ptr for all)
+    function c_pvec_set_stream(vec, stream) result(r) bind(C, name='pvec_set_stream')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec, stream
+      integer(c_int) :: r
+    end function
+    function c_pvec_get_stream(vec, stream) result(r) bind(C, name='pvec_get_stream')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      type(c_ptr), intent(out) :: stream
+      integer(c_int) :: r
+    end function
+    function c_pvec_host_to_device(vec, props, nprops) result(r) &
+        bind(C, name='pvec_host_to_device')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec, props
+      integer(c_int), value :: nprops
+      integer(c_int) :: r
+    end function
+    function c_pvec_device_to_host(vec, props, nprops) result(r) &
+        bind(C, name='pvec_device_to_host')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec, props
+      integer(c_int), value :: nprops
+      integer(c_int) :: r
+    end function
+    function c_pvec_host_to_device_async(vec, props, nprops, stream) result(r) &
+        bind(C, name='pvec_host_to_device_async')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec, props
+      integer(c_int), value :: nprops
+      type(c_ptr), value :: stream
+      integer(c_int) :: r
+    end function
+    function c_pvec_device_to_host_async(vec, props, nprops, stream) result(r) &
+        bind(C, name='pvec_device_to_host_async')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec, props
+      integer(c_int), value :: nprops
+      type(c_ptr), value :: stream
+      integer(c_int) :: r
+    end function
+    function c_pvec_synchronize(vec) result(r) bind(C, name='pvec_synchronize')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int) :: r
+    end function
+    ! 7. Distribution over MPI
+    function c_pvec_comm_rank(vec, rank) result(r) bind(C, name='pvec_comm_rank')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), intent(out) :: rank
+      integer(c_int) :: r
+    end function
+    function c_pvec_comm_size(vec, size) result(r) bind(C, name='pvec_comm_size')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), intent(out) :: size
+      integer(c_int) :: r
+    end function
+    function c_pvec_subdomain(vec, lo, hi) result(r) bind(C, name='pvec_subdomain')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec, lo, hi
+      integer(c_int) :: r
+    end function
+    function c_pvec_owner_rank(vec, x, rank) result(r) bind(C, name='pvec_owner_rank')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: vec
+      real(c_double), intent(in) :: x(*)
+      integer(c_int), intent(out) :: rank
+      integer(c_int) :: r
+    end function
+    !> n_removed: address of an int64, or c_null_ptr.
+    function c_pvec_map(vec, flags, n_removed) result(r) bind(C, name='pvec_map')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), value :: flags
+      type(c_ptr), value :: n_removed
+      integer(c_int) :: r
+    end function
+    function c_pvec_ghost_get(vec, props, nprops, flags) result(r) bind(C, name='pvec_ghost_get')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec, props
+      integer(c_int), value :: nprops, flags
+      integer(c_int) :: r
+    end function
+    function c_pvec_ghost_put(vec, props, nprops, op, flags) result(r) &
+        bind(C, name='pvec_ghost_put')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec, props
+      integer(c_int), value :: nprops, op, flags
+      integer(c_int) :: r
+    end function
+    ! 8. Diagnostics
+    function c_pvec_memory_stats_get(out) result(r) bind(C, name='pvec_memory_stats_get')
+      import :: c_int, pvec_memory_stats
+      type(pvec_memory_stats), intent(inout) :: out
+      integer(c_int) :: r
+    end function
+    function c_pvec_last_op_stats(vec, out) result(r) bind(C, name='pvec_last_op_stats')
+      import :: c_int, c_ptr, pvec_op_stats
+      type(c_ptr), value :: vec
+      type(pvec_op_stats), intent(inout) :: out
+      integer(c_int) :: r
+    end function
+    ! libc, to measure C strings.
+    function c_strlen(s) result(r) bind(C, name='strlen')
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t) :: r
+    end function
+  end interface
+
+  ! ---- Readable wrappers -------------------------------------------------------------------------
+  public :: pvec_version_number, pvec_version_string, pvec_status_string, pvec_last_error
+  public :: pvec_c_string
+  public :: pvec_init, pvec_finalize, pvec_initialized, pvec_cuda_device_count
+  public :: pvec_dtype_size, pvec_dtype_name
+  public :: pvec_schema_create, pvec_schema_destroy, pvec_schema_add, pvec_schema_add_scalar
+  public :: pvec_schema_add_vector, pvec_schema_add_tensor, pvec_schema_count
+  public :: pvec_vector_desc_init, pvec_vector_desc_set_comm, pvec_vector_create
+  public :: pvec_vector_destroy
+  public :: pvec_size, pvec_ghost_size, pvec_capacity, pvec_dim, pvec_pos_dtype, pvec_domain
+  public :: pvec_boundaries, pvec_ghost_width, pvec_prop_count, pvec_prop_index
+  public :: pvec_vector_backend, pvec_vector_device, pvec_generation
+  public :: pvec_reserve, pvec_resize, pvec_append, pvec_remove, pvec_shrink_to_fit
+  public :: pvec_layout_get, pvec_host_ptr, pvec_device_ptr, pvec_host_view
+  public :: pvec_set_stream, pvec_get_stream, pvec_host_to_device, pvec_device_to_host
+  public :: pvec_host_to_device_async, pvec_device_to_host_async, pvec_synchronize
+  public :: pvec_comm_rank, pvec_comm_size, pvec_subdomain, pvec_owner_rank
+  public :: pvec_map, pvec_ghost_get, pvec_ghost_put, pvec_memory_stats_get
+  public :: pvec_last_op_stats
+
+  !> Sizes accept default integers and integer(c_int64_t).
+  interface pvec_reserve
+    module procedure reserve_i64, reserve_i32
+  end interface
+  interface pvec_resize
+    module procedure resize_i64, resize_i32
+  end interface
+  interface pvec_append
+    module procedure append_i64, append_i32
+  end interface
+  interface pvec_remove
+    module procedure remove_i64, remove_i32
+  end interface
+
+  !> call pvec_host_view(vec, prop, v [, stat]): v => the host mirror of property prop (or
+  !> PVEC_POS), no copy, leading dimension = capacity. Rank 1: scalars, v(C). Rank 2: any
+  !> property as v(C, ncomp) -- vector[n] as v(C, n), positions as x(C, dim), a tensor flattened
+  !> to its n*m components. Rank 3: tensor[n][m] as v(C, m, n), so v(i, b+1, a+1) is entry (a,b).
+  !> The kind must match the dtype: real(c_float) FLOAT32, real(c_double) FLOAT64,
+  !> integer(c_int32_t) INT32 or UINT32, integer(c_int64_t) INT64 or UINT64; otherwise the
+  !> status is PVEC_ERROR_DTYPE_MISMATCH. The view is valid until the generation changes.
+  interface pvec_host_view
+    module procedure view_f32_1, view_f32_2, view_f32_3
+    module procedure view_f64_1, view_f64_2, view_f64_3
+    module procedure view_i32_1, view_i32_2, view_i32_3
+    module procedure view_i64_1, view_i64_2, view_i64_3
+  end interface
+
+  !> Message of the latest failure detected on the Fortran side (a dtype mismatch in
+  !> pvec_host_view, an array too short, ...), cleared by the next wrapper call that reaches C.
+  !> Process-wide, not per thread (unlike the C library's message).
+  character(len=:), allocatable, save :: fortran_error
+
+contains
+
+  ! ================================================================================================
+  ! Internals
+  ! ================================================================================================
+
+  !> Fortran string -> NUL-terminated C string (trailing blanks removed).
+  pure function c_str(s) result(r)
+    character(*), intent(in) :: s
+    character(kind=c_char, len=:), allocatable :: r
+    r = trim(s)//c_null_char
+  end function c_str
+
+  !> Ends every wrapper: returns the status through stat, or stops the program on failure.
+  subroutine finish(status, stat)
+    integer(c_int), intent(in) :: status
+    integer, intent(out), optional :: stat
+    if (present(stat)) stat = status
+    if (status == PVEC_SUCCESS .or. present(stat)) return
+    write (error_unit, '(a)') 'pvec: '//pvec_status_string(status)//': '//pvec_last_error()
+    flush (error_unit)
+    error stop status
+  end subroutine finish
+
+  !> A status from a C call: a Fortran-side message no longer applies.
+  subroutine finish_c(status, stat)
+    integer(c_int), intent(in) :: status
+    integer, intent(out), optional :: stat
+    if (allocated(fortran_error)) deallocate (fortran_error)
+    call finish(status, stat)
+  end subroutine finish_c
+
+  !> A failure found on the Fortran side, explained by msg.
+  subroutine finish_f(status, msg, stat)
+    integer(c_int), intent(in) :: status
+    character(*), intent(in) :: msg
+    integer, intent(out), optional :: stat
+    fortran_error = msg
+    call finish(status, stat)
+  end subroutine finish_f
+
+  !> Integer to text, without blanks.
+  pure function itoa(i) result(r)
+    integer(c_int64_t), intent(in) :: i
+    character(len=:), allocatable :: r
+    character(len=24) :: buf
+    write (buf, '(i0)') i
+    r = trim(buf)
+  end function itoa
+
+  ! ================================================================================================
+  ! 1. Versions, status codes and errors
+  ! ================================================================================================
+
+  !> Version number of the loaded library (MAJOR*10000 + MINOR*100 + PATCH).
+  function pvec_version_number() result(r)
+    integer :: r
+    r = c_pvec_version_number()
+  end function pvec_version_number
+
+  !> Version of the loaded library as "MAJOR.MINOR.PATCH".
+  function pvec_version_string() result(r)
+    character(len=:), allocatable :: r
+    r = pvec_c_string(c_pvec_version_string())
+  end function pvec_version_string
+
+  !> Short description of a status ("invalid handle").
+  function pvec_status_string(status) result(r)
+    integer(c_int), intent(in) :: status
+    character(len=:), allocatable :: r
+    r = pvec_c_string(c_pvec_status_string(status))
+  end function pvec_status_string
+
+  !> Detail of the latest failed wrapper call ("" after a success): the C library's message, or
+  !> the binding's own when the failure was detected in Fortran. (After calling the raw
+  !> c_pvec_* interfaces, read pvec_c_string(c_pvec_last_error()) instead.)
+  function pvec_last_error() result(r)
+    character(len=:), allocatable :: r
+    if (allocated(fortran_error)) then
+      r = fortran_error
+    else
+      r = pvec_c_string(c_pvec_last_error())
+    end if
+  end function pvec_last_error
+
+  !> Copy of a NUL-terminated C string ("" for c_null_ptr), e.g. pvec_c_string(layout%name).
+  function pvec_c_string(p) result(r)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: r
+    character(kind=c_char), pointer :: chars(:)
+    integer :: n, i
+    if (.not. c_associated(p)) then
+      r = ''
+      return
+    end if
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate (character(len=n) :: r)
+    do i = 1, n
+      r(i:i) = chars(i)
+    end do
+  end function pvec_c_string
+
+  ! ================================================================================================
+  ! 2. Library start and end
+  ! ================================================================================================
+
+  !> Start pvec (and MPI, if the program has not initialised it). Call once, before any vector.
+  subroutine pvec_init(stat)
+    integer, intent(out), optional :: stat
+    call finish_c(c_pvec_init(c_null_ptr, c_null_ptr), stat)
+  end subroutine pvec_init
+
+  !> End pvec: destroys every vector and schema left, finalises MPI if pvec_init started it.
+  !> Collective.
+  subroutine pvec_finalize(stat)
+    integer, intent(out), optional :: stat
+    call finish_c(c_pvec_finalize(), stat)
+  end subroutine pvec_finalize
+
+  !> flag = .true. between pvec_init and pvec_finalize.
+  subroutine pvec_initialized(flag, stat)
+    logical, intent(out) :: flag
+    integer, intent(out), optional :: stat
+    integer(c_int) :: f, st
+    f = 0
+    st = c_pvec_initialized(f)
+    flag = f /= 0
+    call finish_c(st, stat)
+  end subroutine pvec_initialized
+
+  !> Number of usable CUDA devices (0 without CUDA).
+  subroutine pvec_cuda_device_count(count, stat)
+    integer, intent(out) :: count
+    integer, intent(out), optional :: stat
+    integer(c_int) :: c, st
+    c = 0
+    st = c_pvec_cuda_device_count(c)
+    count = c
+    call finish_c(st, stat)
+  end subroutine pvec_cuda_device_count
+
+  ! ================================================================================================
+  ! 3. Schemas
+  ! ================================================================================================
+
+  !> Size in bytes of one element of dtype (0 for an unknown dtype).
+  function pvec_dtype_size(dtype) result(r)
+    integer(c_int), intent(in) :: dtype
+    integer :: r
+    r = int(c_pvec_dtype_size(dtype))
+  end function pvec_dtype_size
+
+  !> Name of dtype ("float32"; "unknown" for an unknown dtype).
+  function pvec_dtype_name(dtype) result(r)
+    integer(c_int), intent(in) :: dtype
+    character(len=:), allocatable :: r
+    r = pvec_c_string(c_pvec_dtype_name(dtype))
+  end function pvec_dtype_name
+
+  !> Create an empty schema.
+  subroutine pvec_schema_create(schema, stat)
+    type(pvec_schema), intent(out) :: schema
+    integer, intent(out), optional :: stat
+    call finish_c(c_pvec_schema_create(schema%h), stat)
+  end subroutine pvec_schema_create
+
+  !> Destroy a schema (vectors made from it are unaffected); the handle becomes NULL.
+  subroutine pvec_schema_destroy(schema, stat)
+    type(pvec_schema), intent(inout) :: schema
+    integer, intent(out), optional :: stat
+    integer(c_int) :: st
+    st = c_pvec_schema_destroy(schema%h)
+    if (st == PVEC_SUCCESS) schema%h = c_null_ptr
+    call finish_c(st, stat)
+  end subroutine pvec_schema_destroy
+
+  !> Append a property of the given shape: extents absent or [] for a scalar, [n] for vector[n],
+  !> [n, m] for tensor[n][m] (C entry (a,b) = component a*m + b). index receives its property
+  !> index (0, 1, ... in declaration order, as in C).
+  subroutine pvec_schema_add(schema, name, dtype, extents, index, stat)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer, intent(in), optional :: extents(:)
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    integer(c_int64_t), target :: ext(max(1, PVEC_MAX_RANK))
+    integer(c_int), target :: idx
+    integer(c_int) :: rank, st
+    rank = 0
+    ext = 1
+    if (present(extents)) then
+      rank = size(extents)
+      if (rank > PVEC_MAX_RANK) then
+        call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_schema_add: '//itoa(int(rank, &
+                      c_int64_t))//' extents given, at most 2 (rank 0..2)', stat)
+        return
+      end if
+      ext(1:rank) = extents
+    end if
+    idx = -1
+    st = c_pvec_schema_add(schema%h, c_str(name), dtype, rank, c_loc(ext), c_loc(idx))
+    if (present(index)) index = idx
+    call finish_c(st, stat)
+  end subroutine pvec_schema_add
+
+  !> Append a scalar property.
+  subroutine pvec_schema_add_scalar(schema, name, dtype, index, stat)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    integer(c_int), target :: idx
+    integer(c_int) :: st
+    idx = -1
+    st = c_pvec_schema_add_scalar(schema%h, c_str(name), dtype, c_loc(idx))
+    if (present(index)) index = idx
+    call finish_c(st, stat)
+  end subroutine pvec_schema_add_scalar
+
+  !> Append a vector[n] property.
+  subroutine pvec_schema_add_vector(schema, name, dtype, n, index, stat)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer, intent(in) :: n
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    integer(c_int), target :: idx
+    integer(c_int) :: st
+    idx = -1
+    st = c_pvec_schema_add_vector(schema%h, c_str(name), dtype, int(n, c_int64_t), c_loc(idx))
+    if (present(index)) index = idx
+    call finish_c(st, stat)
+  end subroutine pvec_schema_add_vector
+
+  !> Append a tensor[n][m] property; its host view is v(C, m, n), v(i, b+1, a+1) = entry (a,b).
+  subroutine pvec_schema_add_tensor(schema, name, dtype, n, m, index, stat)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer, intent(in) :: n, m
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    integer(c_int), target :: idx
+    integer(c_int) :: st
+    idx = -1
+    st = c_pvec_schema_add_tensor(schema%h, c_str(name), dtype, int(n, c_int64_t), &
+                                  int(m, c_int64_t), c_loc(idx))
+    if (present(index)) index = idx
+    call finish_c(st, stat)
+  end subroutine pvec_schema_add_tensor
+
+  !> Number of properties declared so far.
+  subroutine pvec_schema_count(schema, count, stat)
+    type(pvec_schema), intent(in) :: schema
+    integer, intent(out) :: count
+    integer, intent(out), optional :: stat
+    integer(c_int) :: c, st
+    c = 0
+    st = c_pvec_schema_count(schema%h, c)
+    count = c
+    call finish_c(st, stat)
+  end subroutine pvec_schema_count
+
+  ! ================================================================================================
+  ! 4. Vectors
+  ! ================================================================================================
+
+  !> Reset desc to the library's defaults (PVEC_VECTOR_DESC_INIT). A freshly declared
+  !> type(pvec_vector_desc) already holds them.
+  subroutine pvec_vector_desc_init(desc, stat)
+    type(pvec_vector_desc), intent(inout) :: desc
+    integer, intent(out), optional :: stat
+    desc%struct_size = c_sizeof(desc)
+    call finish_c(c_pvec_vector_desc_init(desc), stat)
+  end subroutine pvec_vector_desc_init
+
+  !> Use communicator comm (a Fortran MPI handle: the integer of `use mpi`, or comm%mpi_val of
+  !> `use mpi_f08`) instead of MPI_COMM_WORLD.
+  subroutine pvec_vector_desc_set_comm(desc, comm)
+    type(pvec_vector_desc), intent(inout) :: desc
+    integer, intent(in) :: comm
+    desc%has_comm = 1
+    desc%comm_f = int(comm, c_int64_t)
+  end subroutine pvec_vector_desc_set_comm
+
+  !> Create a vector from desc and schema (copied). Collective over the communicator.
+  subroutine pvec_vector_create(desc, schema, vec, stat)
+    type(pvec_vector_desc), intent(in) :: desc
+    type(pvec_schema), intent(in) :: schema
+    type(pvec_vector), intent(out) :: vec
+    integer, intent(out), optional :: stat
+    type(pvec_vector_desc) :: d
+    d = desc
+    d%struct_size = c_sizeof(d)
+    call finish_c(c_pvec_vector_create(d, schema%h, vec%h), stat)
+  end subroutine pvec_vector_create
+
+  !> Destroy a vector (collective); the handle becomes NULL and its views dangle.
+  subroutine pvec_vector_destroy(vec, stat)
+    type(pvec_vector), intent(inout) :: vec
+    integer, intent(out), optional :: stat
+    integer(c_int) :: st
+    st = c_pvec_vector_destroy(vec%h)
+    if (st == PVEC_SUCCESS) vec%h = c_null_ptr
+    call finish_c(st, stat)
+  end subroutine pvec_vector_destroy
+
+  !> Number of local particles.
+  subroutine pvec_size(vec, n_local, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int64_t), intent(out) :: n_local
+    integer, intent(out), optional :: stat
+    n_local = 0
+    call finish_c(c_pvec_size(vec%h, n_local), stat)
+  end subroutine pvec_size
+
+  !> Number of ghosts (stored after the local particles).
+  subroutine pvec_ghost_size(vec, n_ghost, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int64_t), intent(out) :: n_ghost
+    integer, intent(out), optional :: stat
+    n_ghost = 0
+    call finish_c(c_pvec_ghost_size(vec%h, n_ghost), stat)
+  end subroutine pvec_ghost_size
+
+  !> Capacity C: the leading dimension of every view.
+  subroutine pvec_capacity(vec, capacity, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int64_t), intent(out) :: capacity
+    integer, intent(out), optional :: stat
+    capacity = 0
+    call finish_c(c_pvec_capacity(vec%h, capacity), stat)
+  end subroutine pvec_capacity
+
+  !> Space dimension.
+  subroutine pvec_dim(vec, dim, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out) :: dim
+    integer, intent(out), optional :: stat
+    integer(c_int) :: d, st
+    d = 0
+    st = c_pvec_dim(vec%h, d)
+    dim = d
+    call finish_c(st, stat)
+  end subroutine pvec_dim
+
+  !> Position dtype (PVEC_FLOAT32 or PVEC_FLOAT64).
+  subroutine pvec_pos_dtype(vec, dtype, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out) :: dtype
+    integer, intent(out), optional :: stat
+    integer(c_int) :: d, st
+    d = 0
+    st = c_pvec_pos_dtype(vec%h, d)
+    dtype = d
+    call finish_c(st, stat)
+  end subroutine pvec_pos_dtype
+
+  !> Checks that each present array holds at least dim values; 0 or a status.
+  function check_dim_arrays(vec, where, stat_st, a, b) result(dim)
+    type(pvec_vector), intent(in) :: vec
+    character(*), intent(in) :: where
+    integer(c_int), intent(out) :: stat_st
+    real(c_double), intent(in), optional :: a(:), b(:)
+    integer(c_int) :: dim
+    if (allocated(fortran_error)) deallocate (fortran_error)
+    dim = 0
+    stat_st = c_pvec_dim(vec%h, dim)
+    if (stat_st /= PVEC_SUCCESS) return
+    if (present(a)) then
+      if (size(a) < dim) stat_st = PVEC_ERROR_INVALID_ARGUMENT
+    end if
+    if (present(b)) then
+      if (size(b) < dim) stat_st = PVEC_ERROR_INVALID_ARGUMENT
+    end if
+    if (stat_st /= PVEC_SUCCESS) fortran_error = where//': arrays must hold dim = '// &
+                                                  itoa(int(dim, c_int64_t))//' values'
+  end function check_dim_arrays
+
+  !> Domain box: lo(1:dim) and hi(1:dim) (each optional; arrays of at least dim values).
+  subroutine pvec_domain(vec, lo, hi, stat)
+    type(pvec_vector), intent(in) :: vec
+    real(c_double), intent(inout), optional, target :: lo(:), hi(:)
+    integer, intent(out), optional :: stat
+    call box_query(vec, 'pvec_domain', .false., lo, hi, stat)
+  end subroutine pvec_domain
+
+  !> This rank's subdomain: lo(1:dim), hi(1:dim) (each optional).
+  subroutine pvec_subdomain(vec, lo, hi, stat)
+    type(pvec_vector), intent(in) :: vec
+    real(c_double), intent(inout), optional, target :: lo(:), hi(:)
+    integer, intent(out), optional :: stat
+    call box_query(vec, 'pvec_subdomain', .true., lo, hi, stat)
+  end subroutine pvec_subdomain
+
+  !> Shared body of pvec_domain and pvec_subdomain (C fills dim values through plain pointers,
+  !> so the arrays are copied through contiguous buffers).
+  subroutine box_query(vec, where, sub, lo, hi, stat)
+    type(pvec_vector), intent(in) :: vec
+    character(*), intent(in) :: where
+    logical, intent(in) :: sub
+    real(c_double), intent(inout), optional, target :: lo(:), hi(:)
+    integer, intent(out), optional :: stat
+    real(c_double), target :: blo(PVEC_MAX_DIM), bhi(PVEC_MAX_DIM)
+    type(c_ptr) :: plo, phi
+    integer(c_int) :: st, dim
+    dim = check_dim_arrays(vec, where, st, lo, hi)
+    if (st /= PVEC_SUCCESS) then
+      call finish(st, stat)
+      return
+    end if
+    plo = c_null_ptr
+    phi = c_null_ptr
+    if (present(lo)) plo = c_loc(blo)
+    if (present(hi)) phi = c_loc(bhi)
+    if (sub) then
+      st = c_pvec_subdomain(vec%h, plo, phi)
+    else
+      st = c_pvec_domain(vec%h, plo, phi)
+    end if
+    if (st == PVEC_SUCCESS .and. present(lo)) lo(1:dim) = blo(1:dim)
+    if (st == PVEC_SUCCESS .and. present(hi)) hi(1:dim) = bhi(1:dim)
+    call finish_c(st, stat)
+  end subroutine box_query
+
+  !> Boundary conditions: bc(1:dim) receives PVEC_PERIODIC / PVEC_NON_PERIODIC.
+  subroutine pvec_boundaries(vec, bc, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(inout) :: bc(:)
+    integer, intent(out), optional :: stat
+    integer(c_int), target :: b(PVEC_MAX_DIM)
+    integer(c_int) :: st, dim
+    dim = 0
+    st = c_pvec_dim(vec%h, dim)
+    if (st == PVEC_SUCCESS .and. size(bc) < dim) then
+      call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_boundaries: bc must hold dim = '// &
+                    itoa(int(dim, c_int64_t))//' values', stat)
+      return
+    end if
+    if (st == PVEC_SUCCESS) st = c_pvec_boundaries(vec%h, c_loc(b))
+    if (st == PVEC_SUCCESS) bc(1:dim) = b(1:dim)
+    call finish_c(st, stat)
+  end subroutine pvec_boundaries
+
+  !> Ghost width given at creation.
+  subroutine pvec_ghost_width(vec, width, stat)
+    type(pvec_vector), intent(in) :: vec
+    real(c_double), intent(out) :: width
+    integer, intent(out), optional :: stat
+    width = 0
+    call finish_c(c_pvec_ghost_width(vec%h, width), stat)
+  end subroutine pvec_ghost_width
+
+  !> Number of properties (positions not counted).
+  subroutine pvec_prop_count(vec, count, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out) :: count
+    integer, intent(out), optional :: stat
+    integer(c_int) :: c, st
+    c = 0
+    st = c_pvec_prop_count(vec%h, c)
+    count = c
+    call finish_c(st, stat)
+  end subroutine pvec_prop_count
+
+  !> Index of the property called name (PVEC_POS for "pos").
+  subroutine pvec_prop_index(vec, name, prop, stat)
+    type(pvec_vector), intent(in) :: vec
+    character(*), intent(in) :: name
+    integer, intent(out) :: prop
+    integer, intent(out), optional :: stat
+    integer(c_int) :: p, st
+    p = 0
+    st = c_pvec_prop_index(vec%h, c_str(name), p)
+    prop = p
+    call finish_c(st, stat)
+  end subroutine pvec_prop_index
+
+  !> Backend in use: PVEC_BACKEND_HOST or PVEC_BACKEND_CUDA.
+  subroutine pvec_vector_backend(vec, backend, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out) :: backend
+    integer, intent(out), optional :: stat
+    integer(c_int) :: b, st
+    b = 0
+    st = c_pvec_vector_backend(vec%h, b)
+    backend = b
+    call finish_c(st, stat)
+  end subroutine pvec_vector_backend
+
+  !> CUDA device ordinal of the device mirror, or -1 with the host backend.
+  subroutine pvec_vector_device(vec, device, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out) :: device
+    integer, intent(out), optional :: stat
+    integer(c_int) :: d, st
+    d = -1
+    st = c_pvec_vector_device(vec%h, d)
+    device = d
+    call finish_c(st, stat)
+  end subroutine pvec_vector_device
+
+  !> Generation counter: changes whenever views and pointers of the vector become invalid.
+  subroutine pvec_generation(vec, generation, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int64_t), intent(out) :: generation
+    integer, intent(out), optional :: stat
+    generation = 0
+    call finish_c(c_pvec_generation(vec%h, generation), stat)
+  end subroutine pvec_generation
+
+  !> Make capacity >= n. Invalidates views when it reallocates.
+  subroutine reserve_i64(vec, n, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int64_t), intent(in) :: n
+    integer, intent(out), optional :: stat
+    call finish_c(c_pvec_reserve(vec%h, n), stat)
+  end subroutine reserve_i64
+  subroutine reserve_i32(vec, n, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(in) :: n
+    integer, intent(out), optional :: stat
+    call reserve_i64(vec, int(n, c_int64_t), stat)
+  end subroutine reserve_i32
+
+  !> Set the local size to n (new particles zero). Invalidates views when it reallocates.
+  subroutine resize_i64(vec, n, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int64_t), intent(in) :: n
+    integer, intent(out), optional :: stat
+    call finish_c(c_pvec_resize(vec%h, n), stat)
+  end subroutine resize_i64
+  subroutine resize_i32(vec, n, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(in) :: n
+    integer, intent(out), optional :: stat
+    call resize_i64(vec, int(n, c_int64_t), stat)
+  end subroutine resize_i32
+
+  !> Append k zero particles; first (optional) receives the 1-based index of the first one.
+  !> Grows capacity geometrically; invalidates views when it reallocates.
+  subroutine append_i64(vec, k, first, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int64_t), intent(in) :: k
+    integer(c_int64_t), intent(out), optional :: first
+    integer, intent(out), optional :: stat
+    integer(c_int64_t), target :: f
+    integer(c_int) :: st
+    f = -1
+    st = c_pvec_append(vec%h, k, c_loc(f))
+    if (present(first)) first = f + 1
+    call finish_c(st, stat)
+  end subroutine append_i64
+  subroutine append_i32(vec, k, first, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(in) :: k
+    integer, intent(out), optional :: first
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: f
+    call append_i64(vec, int(k, c_int64_t), f, stat)
+    if (present(first)) first = int(f)
+  end subroutine append_i32
+
+  !> Remove the local particles with the given 1-based indices (any order); the others keep
+  !> their order. Invalidates views (reorders).
+  subroutine remove_i64(vec, indices, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int64_t), intent(in) :: indices(:)
+    integer, intent(out), optional :: stat
+    integer(c_int64_t), allocatable, target :: idx(:)
+    allocate (idx(size(indices)))
+    idx = indices - 1
+    if (size(idx) == 0) then
+      call finish_c(c_pvec_remove(vec%h, c_null_ptr, 0_c_int64_t), stat)
+    else
+      call finish_c(c_pvec_remove(vec%h, c_loc(idx), size(idx, kind=c_int64_t)), stat)
+    end if
+  end subroutine remove_i64
+  subroutine remove_i32(vec, indices, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(in) :: indices(:)
+    integer, intent(out), optional :: stat
+    call remove_i64(vec, int(indices, c_int64_t), stat)
+  end subroutine remove_i32
+
+  !> Reduce the capacity to the local size rounded up to 64. Invalidates views.
+  subroutine pvec_shrink_to_fit(vec, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out), optional :: stat
+    call finish_c(c_pvec_shrink_to_fit(vec%h), stat)
+  end subroutine pvec_shrink_to_fit
+
+  ! ================================================================================================
+  ! 5. Layout, raw pointers and host views
+  ! ================================================================================================
+
+  !> Everything about property prop (or PVEC_POS): dtype, shape, capacity, strides, sizes,
+  !> generation and both pointers.
+  subroutine pvec_layout_get(vec, prop, layout, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    type(pvec_layout), intent(out) :: layout
+    integer, intent(out), optional :: stat
+    layout%struct_size = c_sizeof(layout)
+    call finish_c(c_pvec_layout_get(vec%h, prop, layout), stat)
+  end subroutine pvec_layout_get
+
+  !> Host mirror of property prop (or PVEC_POS): element (i, c) at index c*C + i (0-based).
+  !> c_null_ptr on failure (with stat present).
+  function pvec_host_ptr(vec, prop, stat) result(p)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    p = c_pvec_host_ptr(vec%h, prop)
+    call finish_pointer(vec, prop, p, stat)
+  end function pvec_host_ptr
+
+  !> Device mirror of property prop (or PVEC_POS), same layout as the host mirror: hand it to
+  !> CUDA Fortran (c_devptr), OpenACC (deviceptr) or C. With the host backend it is a second
+  !> host allocation. c_null_ptr on failure (with stat present).
+  function pvec_device_ptr(vec, prop, stat) result(p)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    p = c_pvec_device_ptr(vec%h, prop)
+    call finish_pointer(vec, prop, p, stat)
+  end function pvec_device_ptr
+
+  !> The pointer getters report failure by NULL only: a layout query on the same arguments
+  !> fails the same way and gives the status; the getter's own message is kept.
+  subroutine finish_pointer(vec, prop, p, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    type(c_ptr), intent(in) :: p
+    integer, intent(out), optional :: stat
+    type(pvec_layout) :: lay
+    character(len=:), allocatable :: msg
+    integer(c_int) :: st
+    if (c_associated(p)) then
+      call finish_c(PVEC_SUCCESS, stat)
+      return
+    end if
+    msg = pvec_c_string(c_pvec_last_error())
+    lay%struct_size = c_sizeof(lay)
+    st = c_pvec_layout_get(vec%h, prop, lay)
+    if (st == PVEC_SUCCESS) st = PVEC_ERROR_INTERNAL
+    call finish_f(st, msg, stat)
+  end subroutine finish_pointer
+
+  !> Common part of every pvec_host_view: layout query, dtype and rank checks, shape.
+  subroutine view_setup(vec, prop, view_rank, dt_a, dt_b, kind_name, p, shp, st)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop, view_rank, dt_a, dt_b
+    character(*), intent(in) :: kind_name
+    type(c_ptr), intent(out) :: p
+    integer(c_int64_t), intent(out) :: shp(3)
+    integer(c_int), intent(out) :: st
+    type(pvec_layout) :: lay
+    character(len=:), allocatable :: what
+    p = c_null_ptr
+    shp = 0
+    if (allocated(fortran_error)) deallocate (fortran_error)
+    lay%struct_size = c_sizeof(lay)
+    st = c_pvec_layout_get(vec%h, prop, lay)
+    if (st /= PVEC_SUCCESS) return
+    what = "pvec_host_view: property "//itoa(int(prop, c_int64_t))//" ('"// &
+           pvec_c_string(lay%name)//"')"
+    if (lay%dtype /= dt_a .and. lay%dtype /= dt_b) then
+      st = PVEC_ERROR_DTYPE_MISMATCH
+      fortran_error = what//' has dtype '//pvec_dtype_name(lay%dtype)// &
+                      ', the view is '//kind_name
+      return
+    end if
+    select case (view_rank)
+    case (1)
+      if (lay%rank /= 0) then
+        st = PVEC_ERROR_INVALID_ARGUMENT
+        fortran_error = what//' has '//itoa(lay%ncomp)// &
+                        ' components: use a rank-2 view v(capacity, ncomp)'
+        return
+      end if
+      shp = [lay%capacity, 1_c_int64_t, 1_c_int64_t]
+    case (2)
+      shp = [lay%capacity, lay%ncomp, 1_c_int64_t]
+    case default
+      if (lay%rank /= 2) then
+        st = PVEC_ERROR_INVALID_ARGUMENT
+        fortran_error = what//' is not a tensor: a rank-3 view needs tensor[n][m]'
+        return
+      end if
+      shp = [lay%capacity, lay%extents(2), lay%extents(1)]
+    end select
+    p = lay%host_ptr
+  end subroutine view_setup
+
+  subroutine view_f32_1(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    real(c_float), pointer, intent(out) :: v(:)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 1, PVEC_FLOAT32, PVEC_FLOAT32, 'real(c_float)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:1))
+    call finish(st, stat)
+  end subroutine view_f32_1
+  subroutine view_f32_2(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    real(c_float), pointer, intent(out) :: v(:, :)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 2, PVEC_FLOAT32, PVEC_FLOAT32, 'real(c_float)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:2))
+    call finish(st, stat)
+  end subroutine view_f32_2
+  subroutine view_f32_3(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    real(c_float), pointer, intent(out) :: v(:, :, :)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 3, PVEC_FLOAT32, PVEC_FLOAT32, 'real(c_float)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s)
+    call finish(st, stat)
+  end subroutine view_f32_3
+
+  subroutine view_f64_1(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    real(c_double), pointer, intent(out) :: v(:)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 1, PVEC_FLOAT64, PVEC_FLOAT64, 'real(c_double)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:1))
+    call finish(st, stat)
+  end subroutine view_f64_1
+  subroutine view_f64_2(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    real(c_double), pointer, intent(out) :: v(:, :)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 2, PVEC_FLOAT64, PVEC_FLOAT64, 'real(c_double)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:2))
+    call finish(st, stat)
+  end subroutine view_f64_2
+  subroutine view_f64_3(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    real(c_double), pointer, intent(out) :: v(:, :, :)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 3, PVEC_FLOAT64, PVEC_FLOAT64, 'real(c_double)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s)
+    call finish(st, stat)
+  end subroutine view_f64_3
+
+  subroutine view_i32_1(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    integer(c_int32_t), pointer, intent(out) :: v(:)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 1, PVEC_INT32, PVEC_UINT32, 'integer(c_int32_t)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:1))
+    call finish(st, stat)
+  end subroutine view_i32_1
+  subroutine view_i32_2(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    integer(c_int32_t), pointer, intent(out) :: v(:, :)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 2, PVEC_INT32, PVEC_UINT32, 'integer(c_int32_t)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:2))
+    call finish(st, stat)
+  end subroutine view_i32_2
+  subroutine view_i32_3(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    integer(c_int32_t), pointer, intent(out) :: v(:, :, :)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 3, PVEC_INT32, PVEC_UINT32, 'integer(c_int32_t)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s)
+    call finish(st, stat)
+  end subroutine view_i32_3
+
+  subroutine view_i64_1(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    integer(c_int64_t), pointer, intent(out) :: v(:)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 1, PVEC_INT64, PVEC_UINT64, 'integer(c_int64_t)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:1))
+    call finish(st, stat)
+  end subroutine view_i64_1
+  subroutine view_i64_2(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    integer(c_int64_t), pointer, intent(out) :: v(:, :)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 2, PVEC_INT64, PVEC_UINT64, 'integer(c_int64_t)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:2))
+    call finish(st, stat)
+  end subroutine view_i64_2
+  subroutine view_i64_3(vec, prop, v, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int), intent(in) :: prop
+    integer(c_int64_t), pointer, intent(out) :: v(:, :, :)
+    integer, intent(out), optional :: stat
+    type(c_ptr) :: p
+    integer(c_int64_t) :: s(3)
+    integer(c_int) :: st
+    nullify (v)
+    call view_setup(vec, prop, 3, PVEC_INT64, PVEC_UINT64, 'integer(c_int64_t)', p, s, st)
+    if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s)
+    call finish(st, stat)
+  end subroutine view_i64_3
+
+  ! ================================================================================================
+  ! 6. Host <-> device transfers
+  ! ================================================================================================
+
+  !> Set the CUDA stream (a cudaStream_t as type(c_ptr); c_null_ptr = default stream).
+  subroutine pvec_set_stream(vec, stream, stat)
+    type(pvec_vector), intent(in) :: vec
+    type(c_ptr), intent(in) :: stream
+    integer, intent(out), optional :: stat
+    call finish_c(c_pvec_set_stream(vec%h, stream), stat)
+  end subroutine pvec_set_stream
+
+  !> The vector's CUDA stream.
+  subroutine pvec_get_stream(vec, stream, stat)
+    type(pvec_vector), intent(in) :: vec
+    type(c_ptr), intent(out) :: stream
+    integer, intent(out), optional :: stat
+    stream = c_null_ptr
+    call finish_c(c_pvec_get_stream(vec%h, stream), stat)
+  end subroutine pvec_get_stream
+
+  !> The (props, nprops) pair of C: absent props means all properties and the positions.
+  subroutine props_arg(props, buf, p, n)
+    integer, intent(in), optional :: props(:)
+    integer(c_int), allocatable, target, intent(inout) :: buf(:)
+    type(c_ptr), intent(out) :: p
+    integer(c_int), intent(out) :: n
+    p = c_null_ptr
+    n = 0
+    if (.not. present(props)) return
+    n = size(props)
+    ! A zero-length list means "no property", not "all": pass a valid non-NULL address.
+    allocate (buf(max(1, n)))
+    buf(1:n) = int(props, c_int)
+    p = c_loc(buf)
+  end subroutine props_arg
+
+  !> Copy the listed properties (PVEC_POS for positions; absent: all and the positions) from
+  !> the host to the device mirror. Blocks.
+  subroutine pvec_host_to_device(vec, props, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in), optional :: props(:)
+    integer, intent(out), optional :: stat
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n
+    call props_arg(props, buf, p, n)
+    call finish_c(c_pvec_host_to_device(vec%h, p, n), stat)
+  end subroutine pvec_host_to_device
+
+  !> The reverse of pvec_host_to_device.
+  subroutine pvec_device_to_host(vec, props, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in), optional :: props(:)
+    integer, intent(out), optional :: stat
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n
+    call props_arg(props, buf, p, n)
+    call finish_c(c_pvec_device_to_host(vec%h, p, n), stat)
+  end subroutine pvec_device_to_host
+
+  !> pvec_host_to_device ordered on stream, without waiting.
+  subroutine pvec_host_to_device_async(vec, stream, props, stat)
+    type(pvec_vector), intent(in) :: vec
+    type(c_ptr), intent(in) :: stream
+    integer, intent(in), optional :: props(:)
+    integer, intent(out), optional :: stat
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n
+    call props_arg(props, buf, p, n)
+    call finish_c(c_pvec_host_to_device_async(vec%h, p, n, stream), stat)
+  end subroutine pvec_host_to_device_async
+
+  !> pvec_device_to_host ordered on stream, without waiting.
+  subroutine pvec_device_to_host_async(vec, stream, props, stat)
+    type(pvec_vector), intent(in) :: vec
+    type(c_ptr), intent(in) :: stream
+    integer, intent(in), optional :: props(:)
+    integer, intent(out), optional :: stat
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n
+    call props_arg(props, buf, p, n)
+    call finish_c(c_pvec_device_to_host_async(vec%h, p, n, stream), stat)
+  end subroutine pvec_device_to_host_async
+
+  !> Wait for all work pvec ordered on the vector's stream.
+  subroutine pvec_synchronize(vec, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out), optional :: stat
+    call finish_c(c_pvec_synchronize(vec%h), stat)
+  end subroutine pvec_synchronize
+
+  ! ================================================================================================
+  ! 7. Distribution over MPI
+  ! ================================================================================================
+
+  !> This process's rank in the vector's communicator (0-based, as MPI's).
+  subroutine pvec_comm_rank(vec, rank, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out) :: rank
+    integer, intent(out), optional :: stat
+    integer(c_int) :: r, st
+    r = -1
+    st = c_pvec_comm_rank(vec%h, r)
+    rank = r
+    call finish_c(st, stat)
+  end subroutine pvec_comm_rank
+
+  !> Number of ranks of the vector's communicator.
+  subroutine pvec_comm_size(vec, size, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out) :: size
+    integer, intent(out), optional :: stat
+    integer(c_int) :: s, st
+    s = 0
+    st = c_pvec_comm_size(vec%h, s)
+    size = s
+    call finish_c(st, stat)
+  end subroutine pvec_comm_size
+
+  !> Rank (0-based) owning point x(1:dim).
+  subroutine pvec_owner_rank(vec, x, rank, stat)
+    type(pvec_vector), intent(in) :: vec
+    real(c_double), intent(in) :: x(:)
+    integer, intent(out) :: rank
+    integer, intent(out), optional :: stat
+    real(c_double) :: buf(PVEC_MAX_DIM)
+    integer(c_int) :: r, st, dim
+    dim = check_dim_arrays(vec, 'pvec_owner_rank', st, x)
+    rank = -1
+    if (st /= PVEC_SUCCESS) then
+      call finish(st, stat)
+      return
+    end if
+    buf = 0
+    buf(1:dim) = x(1:dim)
+    r = -1
+    st = c_pvec_owner_rank(vec%h, buf, r)
+    rank = r
+    call finish_c(st, stat)
+  end subroutine pvec_owner_rank
+
+  !> Send every particle to the rank owning its position (collective; invalidates views).
+  !> flags: PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE. n_removed: global count removed.
+  subroutine pvec_map(vec, flags, n_removed, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in), optional :: flags
+    integer(c_int64_t), intent(out), optional :: n_removed
+    integer, intent(out), optional :: stat
+    integer(c_int64_t), target :: nr
+    integer(c_int) :: f, st
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    nr = 0
+    st = c_pvec_map(vec%h, f, c_loc(nr))
+    if (present(n_removed)) n_removed = nr
+    call finish_c(st, stat)
+  end subroutine pvec_map
+
+  !> Replace the ghosts by copies of the particles within ghost_width of this rank's subdomain
+  !> (collective; invalidates views). props absent: all properties.
+  subroutine pvec_ghost_get(vec, props, flags, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in), optional :: props(:)
+    integer, intent(in), optional :: flags
+    integer, intent(out), optional :: stat
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n, f
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    call props_arg(props, buf, p, n)
+    call finish_c(c_pvec_ghost_get(vec%h, p, n, f), stat)
+  end subroutine pvec_ghost_get
+
+  !> Send ghost values of the listed properties (absent: all) back to their owners and combine
+  !> them with op (PVEC_REDUCE_*). Collective. Note the order: op comes before the optional
+  !> props, unlike C, so that `call pvec_ghost_put(vec, PVEC_REDUCE_ADD)` works.
+  subroutine pvec_ghost_put(vec, op, props, flags, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in) :: op
+    integer, intent(in), optional :: props(:)
+    integer, intent(in), optional :: flags
+    integer, intent(out), optional :: stat
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n, f
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    call props_arg(props, buf, p, n)
+    call finish_c(c_pvec_ghost_put(vec%h, p, n, int(op, c_int), f), stat)
+  end subroutine pvec_ghost_put
+
+  ! ================================================================================================
+  ! 8. Diagnostics
+  ! ================================================================================================
+
+  !> Process-wide accounting of pvec's allocations.
+  subroutine pvec_memory_stats_get(stats, stat)
+    type(pvec_memory_stats), intent(out) :: stats
+    integer, intent(out), optional :: stat
+    stats%struct_size = c_sizeof(stats)
+    call finish_c(c_pvec_memory_stats_get(stats), stat)
+  end subroutine pvec_memory_stats_get
+
+  !> Figures of the last distribution call on vec (zeros before the first).
+  subroutine pvec_last_op_stats(vec, stats, stat)
+    type(pvec_vector), intent(in) :: vec
+    type(pvec_op_stats), intent(out) :: stats
+    integer, intent(out), optional :: stat
+    stats%struct_size = c_sizeof(stats)
+    call finish_c(c_pvec_last_op_stats(vec%h, stats), stat)
+  end subroutine pvec_last_op_stats
+
+end module pvec

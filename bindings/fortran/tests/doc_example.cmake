@@ -1,0 +1,20 @@
+# Fails unless the copy of FILE between the begin/end markers in DOC is identical to FILE, so
+# that the example printed in the documentation is the one CTest compiles and runs.
+# Arguments (-D): DOC FILE NAME (the path written in the markers).
+file(READ "${DOC}" doc)
+file(READ "${FILE}" source)
+set(begin_marker "<!-- begin ${NAME} ")
+set(end_marker "<!-- end ${NAME} -->")
+string(FIND "${doc}" "${begin_marker}" b)
+string(FIND "${doc}" "${end_marker}" e)
+if(b EQUAL -1 OR e EQUAL -1)
+  message(FATAL_ERROR "${DOC}: markers for ${NAME} not found")
+endif()
+string(SUBSTRING "${doc}" ${b} -1 rest)
+string(FIND "${rest}" "```fortran\n" f)
+math(EXPR start "${b} + ${f} + 11")
+math(EXPR length "${e} - ${start}")
+string(SUBSTRING "${doc}" ${start} ${length} copy)
+if(NOT copy STREQUAL "${source}```\n")
+  message(FATAL_ERROR "${DOC}: the copy of ${NAME} differs from the file; paste it again")
+endif()

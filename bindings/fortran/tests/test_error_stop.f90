@@ -1,0 +1,12 @@
+!> Without stat=, a failure prints "pvec: <status>: <message>" and stops the program with the
+!> status as exit code. CTest checks the output and that the line after the call never runs.
+program test_error_stop
+  use, intrinsic :: iso_c_binding
+  use pvec
+  implicit none
+  type(pvec_vector) :: null_vec
+  integer(c_int64_t) :: n
+  call pvec_init()
+  call pvec_size(null_vec, n)
+  print '(a)', 'UNREACHED: the failing call returned'
+end program test_error_stop

@@ -1,0 +1,469 @@
+"""Vector: a distributed particle vector (pvec_vector_t) with Pythonic accessors."""
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _cuda, _runtime
+from .capi import (POS, Backend, Boundary, DType, Error, Flags, HostMemory, Placement,
+                    ReduceOp, Status, call, last_error, lib, new_layout, vector_desc)
+from ._schema import PropertyInfo, as_schema
+from ._views import PropertyView
+
+_BACKENDS = {"auto": Backend.AUTO, "host": Backend.HOST, "cuda": Backend.CUDA}
+_PLACEMENTS = {"even": Placement.EVEN, "local": Placement.LOCAL}
+_OPS = {"add": ReduceOp.ADD, "min": ReduceOp.MIN, "max": ReduceOp.MAX,
+        "replace": ReduceOp.REPLACE}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """pvec_layout of one property, as Python values. ``shape`` is the property's shape
+    (() scalar, (n,) vector, (n, m) tensor; (dim,) for the positions); element (particle i,
+    component c) is at ``ptr + c*stride_bytes + i*elem_size``."""
+
+    prop: int
+    name: str
+    dtype: DType
+    elem_size: int
+    rank: int
+    extents: tuple
+    shape: tuple
+    ncomp: int
+    capacity: int
+    stride_elems: int
+    stride_bytes: int
+    n_local: int
+    n_ghost: int
+    generation: int
+    host_ptr: int
+    device_ptr: int
+
+    @property
+    def numpy_dtype(self):
+        return _runtime.numpy_dtype(self.dtype)
+
+
+def _per_dim(value, dim, what, convert):
+    if np.ndim(value) == 0:
+        return [convert(value)] * dim
+    values = [convert(v) for v in value]
+    if len(values) != dim:
+        raise Error(Status.INVALID_ARGUMENT, "%s has %d values, dim is %d" % (
+            what, len(values), dim), "Vector")
+    return values
+
+
+def _comm_handle(comm):
+    """Fortran handle of a communicator: an mpi4py Comm (py2f) or an int."""
+    if hasattr(comm, "py2f"):
+        return int(comm.py2f())
+    if isinstance(comm, (int, np.integer)) and not isinstance(comm, bool):
+        return int(comm)
+    raise TypeError("comm must be an mpi4py communicator or an int Fortran handle, got %r" % (
+        comm,))
+
+
+class Vector:
+    """A particle vector: positions plus the properties of a schema, on a host mirror and a
+    device mirror with the same layout (component stride = capacity, a multiple of 64).
+
+    Vector(dim=3, domain=(0.0, 1.0), periodic=False, ghost=0.0, schema=None, n=0,
+           pos_dtype=np.float64, backend="auto", pinned=True, comm=None, placement="even")
+
+    - domain: (lo, hi), each a number (same for every dimension) or dim numbers.
+    - periodic: a bool for every dimension, or dim bools.
+    - ghost: the ghost (halo) width.
+    - schema: a :class:`Schema`, or a list of (name, dtype[, shape]) tuples.
+    - n: initial particles (zero), a global count split evenly over the ranks
+      (placement="even") or this rank's count (placement="local").
+    - backend: "auto" (CUDA when usable), "host" or "cuda" (Error NO_DEVICE without one).
+    - pinned: page-locked host mirror (CUDA backend); False for pageable memory.
+    - comm: None (MPI_COMM_WORLD), an mpi4py communicator or an int Fortran handle.
+
+    Creation and destruction are collective over the communicator. Calls :func:`pvec.init`
+    first if needed. Use as a context manager, or call :meth:`destroy`, to destroy it at a
+    point every rank reaches; otherwise it is destroyed when collected (or by finalize).
+    """
+
+    def __init__(self, dim=3, domain=(0.0, 1.0), periodic=False, ghost=0.0, schema=None, n=0,
+                 pos_dtype=np.float64, backend="auto", pinned=True, comm=None,
+                 placement="even"):
+        self._handle = None
+        _runtime.init()
+        desc = vector_desc()
+        desc.dim = int(dim)
+        desc.pos_dtype = int(_runtime.to_dtype(pos_dtype))
+        ndim = max(1, min(int(dim), len(desc.domain_lo)))
+        lo, hi = domain
+        for d, (a, b) in enumerate(zip(_per_dim(lo, ndim, "domain lo", float),
+                                       _per_dim(hi, ndim, "domain hi", float))):
+            desc.domain_lo[d] = a
+            desc.domain_hi[d] = b
+        for d, p in enumerate(_per_dim(periodic, ndim, "periodic", bool)):
+            desc.boundary[d] = int(Boundary.PERIODIC if p else Boundary.NON_PERIODIC)
+        desc.ghost_width = float(ghost)
+        desc.n_particles = int(n)
+        desc.placement = int(_lookup(_PLACEMENTS, placement, "placement"))
+        desc.backend = int(_lookup(_BACKENDS, backend, "backend"))
+        desc.host_memory = int(HostMemory.PINNED if pinned else HostMemory.PAGEABLE)
+        if comm is not None:
+            desc.has_comm = 1
+            desc.comm_f = _comm_handle(comm)
+        sch, owned = as_schema(schema)
+        try:
+            handle = ctypes.c_void_p()
+            call("pvec_vector_create", ctypes.byref(desc), sch.handle, ctypes.byref(handle))
+        finally:
+            if owned:
+                sch.close()
+        self._handle = handle.value
+
+    # ---- lifetime ---------------------------------------------------------------------------
+    @property
+    def alive(self):
+        """False once destroyed (destroy(), or pvec.finalize())."""
+        return self._handle is not None and not _runtime.is_finalized()
+
+    def destroy(self):
+        """Destroy the vector and free both mirrors (collective). Views become stale."""
+        handle, self._handle = self._handle, None
+        if handle is not None and not _runtime.is_finalized():
+            call("pvec_vector_destroy", handle)
+
+    close = destroy
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.destroy()
+
+    def __del__(self):
+        try:
+            self.destroy()
+        except Exception:
+            pass
+
+    @property
+    def handle(self):
+        """The pvec_vector_t as an int, for direct calls through pvec.capi."""
+        return self._h()
+
+    def _h(self):
+        if self._handle is None:
+            raise Error(Status.INVALID_HANDLE, "the vector was destroyed", "Vector")
+        if _runtime.is_finalized():
+            raise Error(Status.STATE, "pvec was finalized: the vector is gone", "Vector")
+        return self._handle
+
+    def _get(self, function, ctype):
+        out = ctype()
+        call(function, self._h(), ctypes.byref(out))
+        return out.value
+
+    # ---- queries ----------------------------------------------------------------------------
+    @property
+    def size(self):
+        """Local (owned) particles."""
+        return self._get("pvec_size", ctypes.c_int64)
+
+    def __len__(self):
+        return self.size
+
+    @property
+    def ghost_size(self):
+        """Ghost particles, stored after the local ones."""
+        return self._get("pvec_ghost_size", ctypes.c_int64)
+
+    @property
+    def capacity(self):
+        """Capacity C: the component stride, in elements, of every property."""
+        return self._get("pvec_capacity", ctypes.c_int64)
+
+    @property
+    def generation(self):
+        """Incremented by every reallocation or reordering; views compare against it."""
+        return self._get("pvec_generation", ctypes.c_uint64)
+
+    @property
+    def dim(self):
+        return self._get("pvec_dim", ctypes.c_int)
+
+    @property
+    def pos_dtype(self):
+        """numpy dtype of the positions."""
+        return _runtime.numpy_dtype(self._get("pvec_pos_dtype", ctypes.c_int))
+
+    @property
+    def domain(self):
+        """(lo, hi) tuples of the domain box."""
+        lo = (ctypes.c_double * 4)()
+        hi = (ctypes.c_double * 4)()
+        call("pvec_domain", self._h(), lo, hi)
+        d = self.dim
+        return tuple(lo[:d]), tuple(hi[:d])
+
+    @property
+    def boundaries(self):
+        """Boundary per dimension."""
+        bc = (ctypes.c_int * 4)()
+        call("pvec_boundaries", self._h(), bc)
+        return tuple(Boundary(b) for b in bc[:self.dim])
+
+    @property
+    def periodic(self):
+        """Whether each dimension is periodic."""
+        return tuple(b == Boundary.PERIODIC for b in self.boundaries)
+
+    @property
+    def ghost_width(self):
+        return self._get("pvec_ghost_width", ctypes.c_double)
+
+    @property
+    def backend(self):
+        """"host" or "cuda": where the device mirror lives."""
+        return Backend(self._get("pvec_vector_backend", ctypes.c_int)).name.lower()
+
+    @property
+    def prop_count(self):
+        """Number of properties (positions not counted)."""
+        return self._get("pvec_prop_count", ctypes.c_int)
+
+    @property
+    def properties(self):
+        """PropertyInfo of every property, in index order."""
+        out = []
+        for i in range(self.prop_count):
+            lay = self.layout(i)
+            out.append(PropertyInfo(i, lay.name, lay.numpy_dtype, lay.shape))
+        return tuple(out)
+
+    @property
+    def property_names(self):
+        return tuple(p.name for p in self.properties)
+
+    def prop_index(self, prop):
+        """Index of a property given by name ("pos" gives POS = -1) or index (returned as is;
+        the C calls check its range)."""
+        if isinstance(prop, str):
+            return self._get_index(prop)
+        if isinstance(prop, (int, np.integer)) and not isinstance(prop, bool):
+            return int(prop)
+        raise TypeError("a property is a name (str) or an index (int), got %r" % (prop,))
+
+    def _get_index(self, name):
+        out = ctypes.c_int()
+        call("pvec_prop_index", self._h(), name.encode("utf-8"), ctypes.byref(out))
+        return out.value
+
+    def layout(self, prop):
+        """:class:`Layout` (pvec_layout_get) of a property (name or index) or "pos"."""
+        raw = new_layout()
+        call("pvec_layout_get", self._h(), self.prop_index(prop), ctypes.byref(raw))
+        rank = raw.rank
+        extents = tuple(raw.extents)
+        shape = extents[:rank] if raw.prop != POS else (raw.ncomp,)
+        return Layout(raw.prop, raw.name.decode("utf-8") if raw.name else "", DType(raw.dtype),
+                      raw.elem_size, rank, extents, shape, raw.ncomp, raw.capacity,
+                      raw.stride_elems, raw.stride_bytes, raw.n_local, raw.n_ghost,
+                      raw.generation, raw.host_ptr or 0, raw.device_ptr or 0)
+
+    def host_ptr(self, prop):
+        """pvec_host_ptr as an int: element (i, c) at ptr + (c*capacity + i)*elem_size."""
+        return self._ptr("pvec_host_ptr", prop)
+
+    def device_ptr(self, prop):
+        """pvec_device_ptr as an int (a host address with the host backend)."""
+        return self._ptr("pvec_device_ptr", prop)
+
+    def _ptr(self, function, prop):
+        index = self.prop_index(prop)
+        ptr = getattr(lib(), function)(self._h(), index)
+        if not ptr:
+            message = last_error()
+            # The getter reports NULL only; pvec_layout_get gives the status of the same fault.
+            status = lib().pvec_layout_get(self._h(), index, ctypes.byref(new_layout()))
+            raise Error(status or Status.INTERNAL, message, function)
+        return ptr
+
+    # ---- views ------------------------------------------------------------------------------
+    def host(self, prop="pos", ghosts=False):
+        """Zero-copy :class:`PropertyView` of a property (name or index, "pos") on the host
+        mirror: local particles, plus the ghosts when ghosts=True."""
+        return PropertyView(self, prop, "host", ghosts)
+
+    def device(self, prop="pos", ghosts=False):
+        """Zero-copy :class:`PropertyView` of a property on the device mirror (CUDA memory,
+        or a host address with the host backend)."""
+        return PropertyView(self, prop, "device", ghosts)
+
+    @property
+    def pos(self):
+        """Host view of the positions, shape (dim, size)."""
+        return self.host(POS)
+
+    def __getitem__(self, prop):
+        return self.host(prop)
+
+    def __setitem__(self, prop, value):
+        self.host(prop)[...] = value
+
+    # ---- number of particles ----------------------------------------------------------------
+    def reserve(self, n):
+        """Make the capacity >= n (exactly n rounded up to 64 when it grows)."""
+        call("pvec_reserve", self._h(), int(n))
+
+    def resize(self, n):
+        """Set the local size to n; new particles are zero on both mirrors."""
+        call("pvec_resize", self._h(), int(n))
+
+    def append(self, k=1):
+        """Append k zero particles (capacity grows geometrically). Returns the first index."""
+        first = ctypes.c_int64()
+        call("pvec_append", self._h(), int(k), ctypes.byref(first))
+        return first.value
+
+    def remove(self, indices):
+        """Remove the local particles listed (any order); the others keep their order."""
+        idx = np.ascontiguousarray(np.asarray(indices, dtype=np.int64).ravel())
+        call("pvec_remove", self._h(), idx.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+             idx.size)
+
+    def shrink_to_fit(self):
+        """Reduce the capacity to the local size rounded up to 64."""
+        call("pvec_shrink_to_fit", self._h())
+
+    # ---- transfers --------------------------------------------------------------------------
+    def _props(self, props):
+        """(int array or None, count) for the C calls; props None means all (NULL)."""
+        if props is None:
+            return None, 0
+        if isinstance(props, (str, int, np.integer)):
+            props = [props]
+        idx = [self.prop_index(p) for p in props]
+        return (ctypes.c_int * max(len(idx), 1))(*idx), len(idx)
+
+    @property
+    def stream(self):
+        """CUDA stream (an int; 0 = legacy default) on which pvec orders this vector's
+        device work. Set it with an int or a CuPy/PyTorch/Numba stream object."""
+        return self._get("pvec_get_stream", ctypes.c_void_p) or 0
+
+    @stream.setter
+    def stream(self, stream):
+        call("pvec_set_stream", self._h(), _cuda.stream_handle(stream))
+
+    def host_to_device(self, props=None, stream=None):
+        """Copy properties (names/indices/"pos"; None: all and the positions) from host to
+        device mirror. Blocks, unless a stream is given (then ordered on it, returning at
+        once: do not touch the data before the stream reaches the copy)."""
+        self._transfer("pvec_host_to_device", props, stream)
+
+    def device_to_host(self, props=None, stream=None):
+        """The reverse of :meth:`host_to_device`."""
+        self._transfer("pvec_device_to_host", props, stream)
+
+    def _transfer(self, function, props, stream):
+        arr, count = self._props(props)
+        if arr is not None and count == 0:
+            return
+        if stream is None:
+            call(function, self._h(), arr, count)
+        else:
+            call(function + "_async", self._h(), arr, count, _cuda.stream_handle(stream))
+
+    def synchronize(self):
+        """Wait until pvec's work on the vector's stream is done."""
+        call("pvec_synchronize", self._h())
+
+    # ---- distribution -----------------------------------------------------------------------
+    @property
+    def comm_rank(self):
+        return self._get("pvec_comm_rank", ctypes.c_int)
+
+    @property
+    def comm_size(self):
+        return self._get("pvec_comm_size", ctypes.c_int)
+
+    def subdomain(self):
+        """(lo, hi) of the box this rank owns."""
+        lo = (ctypes.c_double * 4)()
+        hi = (ctypes.c_double * 4)()
+        call("pvec_subdomain", self._h(), lo, hi)
+        d = self.dim
+        return tuple(lo[:d]), tuple(hi[:d])
+
+    def owner_rank(self, x):
+        """Rank owning point x (dim coordinates)."""
+        pt = (ctypes.c_double * 4)(*[float(v) for v in x])
+        out = ctypes.c_int()
+        call("pvec_owner_rank", self._h(), pt, ctypes.byref(out))
+        return out.value
+
+    def map(self, on_device=False, remove_outside=False, flags=None):
+        """Send every particle to the rank owning its position (collective). Returns the
+        global number of particles removed (remove_outside=True), else 0."""
+        f = Flags(flags or 0)
+        if on_device:
+            f |= Flags.ON_DEVICE
+        if remove_outside:
+            f |= Flags.MAP_REMOVE_OUTSIDE
+        removed = ctypes.c_int64()
+        call("pvec_map", self._h(), int(f), ctypes.byref(removed))
+        return removed.value
+
+    def ghost_get(self, props=None, on_device=False, reuse_plan=False, skip_positions=False,
+                  flags=None):
+        """Replace the ghosts by copies of the particles within the ghost width of this
+        rank's subdomain (collective). props: the properties that travel (None: all)."""
+        f = Flags(flags or 0)
+        if on_device:
+            f |= Flags.ON_DEVICE
+        if reuse_plan:
+            f |= Flags.GHOST_REUSE_PLAN
+        if skip_positions:
+            f |= Flags.GHOST_SKIP_POSITIONS
+        arr, count = self._props(props)
+        call("pvec_ghost_get", self._h(), arr, count, int(f))
+
+    def ghost_put(self, props=None, op="add", on_device=False, flags=None):
+        """Send ghost values back to their owners and combine them with op ("add", "min",
+        "max", "replace" or a ReduceOp) (collective)."""
+        f = Flags(flags or 0)
+        if on_device:
+            f |= Flags.ON_DEVICE
+        arr, count = self._props(props)
+        call("pvec_ghost_put", self._h(), arr, count, int(_lookup(_OPS, op, "op")), int(f))
+
+    def last_op_stats(self):
+        """pvec_last_op_stats as a dict: compute_seconds and exchange_seconds (wall time),
+        bytes_sent/received and particles_sent/received of the last map, ghost_get or
+        ghost_put on this vector (zeros before the first)."""
+        from .capi import OpStats
+
+        stats = OpStats()
+        stats.struct_size = ctypes.sizeof(OpStats)
+        call("pvec_last_op_stats", self._h(), ctypes.byref(stats))
+        return {name: getattr(stats, name) for name, _ in OpStats._fields_
+                if name != "struct_size"}
+
+    # ---- misc -------------------------------------------------------------------------------
+    def __repr__(self):
+        if not self.alive:
+            return "<pvec.Vector (destroyed)>"
+        return "<pvec.Vector dim=%d size=%d ghosts=%d capacity=%d backend=%s props=%s>" % (
+            self.dim, self.size, self.ghost_size, self.capacity, self.backend,
+            list(self.property_names))
+
+
+def _lookup(table, value, what):
+    if isinstance(value, str):
+        try:
+            return table[value.lower()]
+        except KeyError:
+            raise Error(Status.INVALID_ARGUMENT, "%s must be one of %s, got %r" % (
+                what, sorted(table), value), "Vector")
+    return int(value)
+

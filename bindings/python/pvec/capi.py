@@ -1,0 +1,410 @@
+"""ctypes declaration of the whole C ABI of include/pvec.h.
+
+Everything here mirrors pvec.h one to one: the constants, the enums (as IntEnum), the
+extensible structs (VectorDesc, Layout, MemoryStats, OpStats, field for field) and a prototype for
+every exported function. The Pythonic layer (pvec._vector, pvec._views) only calls the
+functions through :func:`lib`, and turns a non-zero status into :class:`Error` with
+:func:`check`.
+
+The shared library is found on first use, in this order:
+
+1. the environment variable ``PVEC_LIBRARY`` (a full path; no fallback if it fails);
+2. the path recorded by ``cmake --install`` in ``pvec/_install_config.py``, if present;
+3. ``ctypes.util.find_library("pvec")``;
+4. the standard names ``libpvec.so.0`` and ``libpvec.so`` (dynamic-loader search path).
+"""
+
+import ctypes
+import ctypes.util
+import enum
+import os
+import threading
+
+# ---- Constants of pvec.h (the header version this binding was written against) ----------
+VERSION_MAJOR = 0
+VERSION_MINOR = 1
+VERSION_PATCH = 0
+VERSION_NUMBER = VERSION_MAJOR * 10000 + VERSION_MINOR * 100 + VERSION_PATCH
+MAX_RANK = 2
+MAX_NAME = 63
+MAX_DIM = 4
+POS = -1
+
+
+class Status(enum.IntEnum):
+    """pvec_status: returned by every C function (SUCCESS = 0)."""
+
+    SUCCESS = 0
+    INVALID_ARGUMENT = 1
+    INVALID_HANDLE = 2
+    OUT_OF_RANGE = 3
+    OVERFLOW = 4
+    OUT_OF_MEMORY = 5
+    NO_DEVICE = 6
+    CUDA = 7
+    MPI = 8
+    STATE = 9
+    PARTICLES_OUTSIDE = 10
+    DTYPE_MISMATCH = 11
+    NOT_SUPPORTED = 12
+    INTERNAL = 13
+
+
+class DType(enum.IntEnum):
+    """pvec_dtype: element types (4- and 8-byte only)."""
+
+    FLOAT32 = 1
+    FLOAT64 = 2
+    INT32 = 3
+    INT64 = 4
+    UINT32 = 5
+    UINT64 = 6
+
+
+class Boundary(enum.IntEnum):
+    """pvec_boundary."""
+
+    NON_PERIODIC = 0
+    PERIODIC = 1
+
+
+class Backend(enum.IntEnum):
+    """pvec_backend: where the device mirror lives."""
+
+    AUTO = 0
+    HOST = 1
+    CUDA = 2
+
+
+class HostMemory(enum.IntEnum):
+    """pvec_host_memory: host mirror memory with the CUDA backend."""
+
+    PINNED = 0
+    PAGEABLE = 1
+
+
+class Placement(enum.IntEnum):
+    """pvec_placement: how pvec_vector_create places its initial particles."""
+
+    EVEN = 0
+    LOCAL = 1
+
+
+class ReduceOp(enum.IntEnum):
+    """pvec_reduce_op: how pvec_ghost_put combines ghost values with their owners'."""
+
+    ADD = 0
+    MIN = 1
+    MAX = 2
+    REPLACE = 3
+
+
+class Flags(enum.IntFlag):
+    """Flags of pvec_map / pvec_ghost_get / pvec_ghost_put, or-ed."""
+
+    NONE = 0
+    ON_DEVICE = 1 << 0
+    MAP_REMOVE_OUTSIDE = 1 << 1
+    GHOST_SKIP_POSITIONS = 1 << 2
+    GHOST_REUSE_PLAN = 1 << 3
+
+
+# ---- Structs ------------------------------------------------------------------------------
+class VectorDesc(ctypes.Structure):
+    """pvec_vector_desc. Fill with :func:`vector_desc` (calls pvec_vector_desc_init)."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("dim", ctypes.c_int),
+        ("pos_dtype", ctypes.c_int),
+        ("domain_lo", ctypes.c_double * MAX_DIM),
+        ("domain_hi", ctypes.c_double * MAX_DIM),
+        ("boundary", ctypes.c_int * MAX_DIM),
+        ("ghost_width", ctypes.c_double),
+        ("n_particles", ctypes.c_int64),
+        ("placement", ctypes.c_int),
+        ("backend", ctypes.c_int),
+        ("host_memory", ctypes.c_int),
+        ("has_comm", ctypes.c_int),
+        ("comm_f", ctypes.c_int64),
+    ]
+
+
+class Layout(ctypes.Structure):
+    """pvec_layout: what a kernel needs to index one property (or the positions)."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("prop", ctypes.c_int),
+        ("name", ctypes.c_char_p),
+        ("dtype", ctypes.c_int),
+        ("elem_size", ctypes.c_size_t),
+        ("rank", ctypes.c_int),
+        ("extents", ctypes.c_int64 * MAX_RANK),
+        ("ncomp", ctypes.c_int64),
+        ("capacity", ctypes.c_int64),
+        ("stride_elems", ctypes.c_int64),
+        ("stride_bytes", ctypes.c_int64),
+        ("n_local", ctypes.c_int64),
+        ("n_ghost", ctypes.c_int64),
+        ("generation", ctypes.c_uint64),
+        ("host_ptr", ctypes.c_void_p),
+        ("device_ptr", ctypes.c_void_p),
+    ]
+
+
+class MemoryStats(ctypes.Structure):
+    """pvec_memory_stats: process-wide accounting of pvec's allocations."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("host_bytes", ctypes.c_int64),
+        ("pinned_bytes", ctypes.c_int64),
+        ("device_bytes", ctypes.c_int64),
+        ("host_allocs", ctypes.c_int64),
+        ("pinned_allocs", ctypes.c_int64),
+        ("device_allocs", ctypes.c_int64),
+    ]
+
+
+class OpStats(ctypes.Structure):
+    """pvec_op_stats: figures of the last map / ghost_get / ghost_put on a vector."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("compute_seconds", ctypes.c_double),
+        ("exchange_seconds", ctypes.c_double),
+        ("bytes_sent", ctypes.c_int64),
+        ("bytes_received", ctypes.c_int64),
+        ("particles_sent", ctypes.c_int64),
+        ("particles_received", ctypes.c_int64),
+    ]
+
+
+# ---- Prototypes: every PVEC_API function of pvec.h ---------------------------------------
+_c_int_p = ctypes.POINTER(ctypes.c_int)
+_c_i64_p = ctypes.POINTER(ctypes.c_int64)
+_c_dbl_p = ctypes.POINTER(ctypes.c_double)
+_handle = ctypes.c_void_p  # pvec_schema_t, pvec_vector_t (opaque)
+_handle_p = ctypes.POINTER(ctypes.c_void_p)
+_stream = ctypes.c_void_p  # pvec_stream_t
+_st = ctypes.c_int  # pvec_status
+
+PROTOTYPES = {
+    # 1. versions, status, errors
+    "pvec_version_number": (ctypes.c_int, []),
+    "pvec_version_string": (ctypes.c_char_p, []),
+    "pvec_status_string": (ctypes.c_char_p, [ctypes.c_int]),
+    "pvec_last_error": (ctypes.c_char_p, []),
+    # 2. start and end
+    "pvec_init": (_st, [_c_int_p, ctypes.POINTER(ctypes.POINTER(ctypes.c_char_p))]),
+    "pvec_finalize": (_st, []),
+    "pvec_initialized": (_st, [_c_int_p]),
+    "pvec_cuda_device_count": (_st, [_c_int_p]),
+    # 3. schemas
+    "pvec_dtype_size": (ctypes.c_size_t, [ctypes.c_int]),
+    "pvec_dtype_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "pvec_schema_create": (_st, [_handle_p]),
+    "pvec_schema_destroy": (_st, [_handle]),
+    "pvec_schema_add": (_st, [_handle, ctypes.c_char_p, ctypes.c_int, ctypes.c_int, _c_i64_p,
+                              _c_int_p]),
+    "pvec_schema_add_scalar": (_st, [_handle, ctypes.c_char_p, ctypes.c_int, _c_int_p]),
+    "pvec_schema_add_vector": (_st, [_handle, ctypes.c_char_p, ctypes.c_int, ctypes.c_int64,
+                                     _c_int_p]),
+    "pvec_schema_add_tensor": (_st, [_handle, ctypes.c_char_p, ctypes.c_int, ctypes.c_int64,
+                                     ctypes.c_int64, _c_int_p]),
+    "pvec_schema_count": (_st, [_handle, _c_int_p]),
+    # 4. vectors
+    "pvec_vector_desc_init": (_st, [ctypes.POINTER(VectorDesc)]),
+    "pvec_vector_create": (_st, [ctypes.POINTER(VectorDesc), _handle, _handle_p]),
+    "pvec_vector_destroy": (_st, [_handle]),
+    "pvec_size": (_st, [_handle, _c_i64_p]),
+    "pvec_ghost_size": (_st, [_handle, _c_i64_p]),
+    "pvec_capacity": (_st, [_handle, _c_i64_p]),
+    "pvec_dim": (_st, [_handle, _c_int_p]),
+    "pvec_pos_dtype": (_st, [_handle, _c_int_p]),
+    "pvec_domain": (_st, [_handle, _c_dbl_p, _c_dbl_p]),
+    "pvec_boundaries": (_st, [_handle, _c_int_p]),
+    "pvec_ghost_width": (_st, [_handle, _c_dbl_p]),
+    "pvec_prop_count": (_st, [_handle, _c_int_p]),
+    "pvec_prop_index": (_st, [_handle, ctypes.c_char_p, _c_int_p]),
+    "pvec_vector_backend": (_st, [_handle, _c_int_p]),
+    "pvec_generation": (_st, [_handle, ctypes.POINTER(ctypes.c_uint64)]),
+    "pvec_vector_device": (_st, [_handle, ctypes.POINTER(ctypes.c_int)]),
+    "pvec_reserve": (_st, [_handle, ctypes.c_int64]),
+    "pvec_resize": (_st, [_handle, ctypes.c_int64]),
+    "pvec_append": (_st, [_handle, ctypes.c_int64, _c_i64_p]),
+    "pvec_remove": (_st, [_handle, _c_i64_p, ctypes.c_int64]),
+    "pvec_shrink_to_fit": (_st, [_handle]),
+    # 5. layout and raw pointers
+    "pvec_layout_get": (_st, [_handle, ctypes.c_int, ctypes.POINTER(Layout)]),
+    "pvec_host_ptr": (ctypes.c_void_p, [_handle, ctypes.c_int]),
+    "pvec_device_ptr": (ctypes.c_void_p, [_handle, ctypes.c_int]),
+    # 6. transfers
+    "pvec_set_stream": (_st, [_handle, _stream]),
+    "pvec_get_stream": (_st, [_handle, ctypes.POINTER(_stream)]),
+    "pvec_host_to_device": (_st, [_handle, _c_int_p, ctypes.c_int]),
+    "pvec_device_to_host": (_st, [_handle, _c_int_p, ctypes.c_int]),
+    "pvec_host_to_device_async": (_st, [_handle, _c_int_p, ctypes.c_int, _stream]),
+    "pvec_device_to_host_async": (_st, [_handle, _c_int_p, ctypes.c_int, _stream]),
+    "pvec_synchronize": (_st, [_handle]),
+    # 7. distribution
+    "pvec_comm_rank": (_st, [_handle, _c_int_p]),
+    "pvec_comm_size": (_st, [_handle, _c_int_p]),
+    "pvec_subdomain": (_st, [_handle, _c_dbl_p, _c_dbl_p]),
+    "pvec_owner_rank": (_st, [_handle, _c_dbl_p, _c_int_p]),
+    "pvec_map": (_st, [_handle, ctypes.c_uint, _c_i64_p]),
+    "pvec_ghost_get": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.c_uint]),
+    "pvec_ghost_put": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.c_int, ctypes.c_uint]),
+    # 8. diagnostics
+    "pvec_memory_stats_get": (_st, [ctypes.POINTER(MemoryStats)]),
+    "pvec_last_op_stats": (_st, [_handle, ctypes.POINTER(OpStats)]),
+}
+
+
+# ---- Errors -------------------------------------------------------------------------------
+class Error(Exception):
+    """A pvec call failed.
+
+    Attributes: ``status`` (a :class:`Status`, or the raw int for an unknown value),
+    ``message`` (the detail of pvec_last_error, or a binding message), ``function`` (the C
+    function or Python method that failed).
+    """
+
+    def __init__(self, status, message="", function=None):
+        try:
+            status = Status(status)
+        except ValueError:
+            pass
+        self.status = status
+        self.message = message
+        self.function = function
+        name = status.name if isinstance(status, Status) else str(int(status))
+        text = message or (function + " failed" if function else "pvec call failed")
+        super().__init__("%s [%s]" % (text, name))
+
+
+class StaleViewError(Error):
+    """A view was used after its vector reallocated or reordered its buffers (the
+    generation changed), or after the vector was destroyed. Fetch a new view."""
+
+    def __init__(self, message, function=None):
+        super().__init__(Status.STATE, message, function)
+
+
+# ---- Loading ------------------------------------------------------------------------------
+_lock = threading.Lock()
+_api = None
+
+
+class _Api:
+    """Namespace holding one callable per C function, plus the loaded CDLL and its path."""
+
+    def __init__(self, cdll, path):
+        self.cdll = cdll
+        self.path = path
+        self.missing = []
+        for name, (restype, argtypes) in PROTOTYPES.items():
+            try:
+                fn = getattr(cdll, name)
+            except AttributeError:
+                self.missing.append(name)
+                setattr(self, name, _missing_symbol(name, path))
+                continue
+            fn.restype = restype
+            fn.argtypes = argtypes
+            setattr(self, name, fn)
+
+
+def _missing_symbol(name, path):
+    def fn(*_args):
+        raise Error(Status.NOT_SUPPORTED, "%s is not exported by %s" % (name, path), name)
+
+    return fn
+
+
+def _recorded_path():
+    try:
+        from . import _install_config  # written by `cmake --install`, absent in the source tree
+    except ImportError:
+        return None
+    return getattr(_install_config, "LIBRARY", None)
+
+
+def library_candidates():
+    """The paths and names tried, in order, to load libpvec (see the module docstring)."""
+    env = os.environ.get("PVEC_LIBRARY")
+    if env:
+        return [env]
+    names = []
+    recorded = _recorded_path()
+    if recorded:
+        names.append(recorded)
+    found = ctypes.util.find_library("pvec")
+    if found:
+        names.append(found)
+    names += ["libpvec.so.0", "libpvec.so", "libpvec.dylib"]
+    return names
+
+
+def lib():
+    """The loaded C library (an object with one attribute per pvec_* function).
+
+    Loads it on first call. Raises :class:`Error` (NOT_SUPPORTED) when no candidate loads,
+    or when its major version differs from the binding's.
+    """
+    global _api
+    if _api is not None:
+        return _api
+    with _lock:
+        if _api is not None:
+            return _api
+        failures = []
+        for cand in library_candidates():
+            try:
+                # RTLD_GLOBAL: libpvec's MPI must be visible to MPI's own plugins (Open MPI
+                # dlopens its components and expects libmpi's symbols to be global).
+                cdll = ctypes.CDLL(cand, mode=ctypes.RTLD_GLOBAL)
+            except OSError as exc:
+                failures.append("%s: %s" % (cand, exc))
+                continue
+            api = _Api(cdll, cand)
+            if api.pvec_version_number() // 10000 != VERSION_MAJOR:
+                failures.append("%s: version %s, the binding needs %d.x" % (
+                    cand, api.pvec_version_string().decode(), VERSION_MAJOR))
+                continue
+            _api = api
+            return _api
+        raise Error(Status.NOT_SUPPORTED,
+                    "cannot load libpvec (set PVEC_LIBRARY to its full path); tried: " +
+                    "; ".join(failures), "pvec.capi.lib")
+
+
+def last_error():
+    """pvec_last_error() of this thread, as str."""
+    return lib().pvec_last_error().decode("utf-8", "replace")
+
+
+def check(status, function):
+    """Raise :class:`Error` with pvec_last_error when status is not SUCCESS."""
+    if status != 0:
+        raise Error(status, last_error(), function)
+
+
+def call(function, *args):
+    """Call the C function named function with args and check its status."""
+    check(getattr(lib(), function)(*args), function)
+
+
+def vector_desc():
+    """A VectorDesc filled with the defaults (PVEC_VECTOR_DESC_INIT)."""
+    desc = VectorDesc()
+    call("pvec_vector_desc_init", ctypes.byref(desc))
+    return desc
+
+
+def new_layout():
+    """A Layout with struct_size set, ready for pvec_layout_get."""
+    out = Layout()
+    out.struct_size = ctypes.sizeof(Layout)
+    return out
