@@ -15,5 +15,10 @@ if [ -x "$build/examples/seed_cuda" ]; then
   "$build/examples/seed_cuda"
 fi
 echo; echo "=== distributed demo: mpirun -np 2 ==="
-mpiexec -n 2 --oversubscribe "$build/examples/distributed_cuda" 200000 10 2>/dev/null \
-  || mpiexec -n 2 "$build/examples/distributed_cuda" 200000 10
+if [ ! -x "$build/examples/distributed_cuda" ]; then
+  echo "distributed demo not built (it needs nvcc and MPI at configure time)" >&2
+  exit 1
+fi
+over=""
+mpiexec --version 2>/dev/null | grep -q "Open MPI\|OpenRTE" && over="--oversubscribe"
+mpiexec -n 2 $over "$build/examples/distributed_cuda" 200000 10
