@@ -125,13 +125,32 @@ def test_torch_from_dlpack_reads_and_writes(vec):
 
 
 # ---- Numba --------------------------------------------------------------------------------
-def test_numba_reads_and_writes_through_cai(vec):
+def _numba_cuda():
     numba_cuda = pytest.importorskip("numba.cuda")
     if not numba_cuda.is_available():
         pytest.skip("numba sees no CUDA device")
+    return numba_cuda
+
+
+def test_numba_reads_and_writes_through_cai(vec):
+    numba_cuda = _numba_cuda()
     a = numba_cuda.as_cuda_array(vec.device("vector"))
     assert a.shape == (2, 100) and a.strides == vec.device("vector").strides
     np.testing.assert_array_equal(a.copy_to_host(), expected(vec, "vector"))
+    # Writes without a numba kernel: one component row is contiguous, so copy_to_device
+    # (a plain memcpy into pvec's memory) works on it, as on the scalar.
+    a[1].copy_to_device(np.full(100, 7.0, dtype=np.float32))
+    sc = numba_cuda.as_cuda_array(vec.device("scalar"))
+    sc.copy_to_device(np.full(100, 4.0, dtype=np.float32))
+    numba_cuda.synchronize()
+    vec.device_to_host(["vector", "scalar"])
+    s = np.arange(100, dtype=np.float32)
+    np.testing.assert_array_equal(vec["vector"].numpy(), [s, np.full(100, 7.0)])
+    np.testing.assert_array_equal(vec["scalar"].numpy(), 4.0)
+
+
+def test_numba_kernel_writes_through_cai(vec):
+    numba_cuda = _numba_cuda()
 
     @numba_cuda.jit
     def add_component(arr, c, value):
@@ -139,13 +158,16 @@ def test_numba_reads_and_writes_through_cai(vec):
         if i < arr.shape[1]:
             arr[c, i] += value
 
-    add_component[1, 128](a, 1, 100.0)
+    a = numba_cuda.as_cuda_array(vec.device("vector"))
+    try:
+        add_component[1, 128](a, 1, 100.0)
+    except AttributeError as e:
+        # numba releases that predate the installed NumPy fail inside their own typing
+        # (e.g. NumPy 2 removed np.row_stack): nothing pvec can change.
+        if "numpy" in str(e):
+            pytest.skip("this numba cannot compile kernels with this NumPy: %s" % e)
+        raise
     numba_cuda.synchronize()
-    # The scalar is contiguous: copy_to_device works on it.
-    sc = numba_cuda.as_cuda_array(vec.device("scalar"))
-    sc.copy_to_device(np.full(100, 4.0, dtype=np.float32))
-    numba_cuda.synchronize()
-    vec.device_to_host(["vector", "scalar"])
+    vec.device_to_host(["vector"])
     s = np.arange(100, dtype=np.float32)
     np.testing.assert_array_equal(vec["vector"].numpy(), [s, 100.0 - s])
-    np.testing.assert_array_equal(vec["scalar"].numpy(), 4.0)
