@@ -18,17 +18,28 @@ struct CartGrid {
   double lo[PVEC_MAX_DIM] = {0, 0, 0, 0};
   double hi[PVEC_MAX_DIM] = {1, 1, 1, 1};
   int periodic[PVEC_MAX_DIM] = {0, 0, 0, 0};
+  // Cell width and its inverse per dimension (set_cells), so that the labelling kernels
+  // divide nothing.
+  double h[PVEC_MAX_DIM] = {1, 1, 1, 1};
+  double inv_h[PVEC_MAX_DIM] = {1, 1, 1, 1};
+
+  // Call after dim, dims, lo and hi are set.
+  void set_cells() {
+    for (int d = 0; d < PVEC_MAX_DIM; ++d) {
+      h[d] = (hi[d] - lo[d]) / dims[d];
+      inv_h[d] = dims[d] / (hi[d] - lo[d]);
+    }
+  }
 
   PVEC_HD double length(int d) const { return hi[d] - lo[d]; }
 
-  // Low edge of cell c along d (c may equal dims[d], giving hi).
-  PVEC_HD double edge(int d, int c) const {
-    return c >= dims[d] ? hi[d] : lo[d] + length(d) * static_cast<double>(c) / dims[d];
-  }
+  // Low edge of cell c along d (c may equal dims[d], giving hi). The one definition of the
+  // subdomain boundaries: labelling, ghosts and pvec_subdomain all use it.
+  PVEC_HD double edge(int d, int c) const { return c >= dims[d] ? hi[d] : lo[d] + c * h[d]; }
 
   // Cell along d containing coordinate x (not clamped; may be outside [0, dims)).
   PVEC_HD int64_t cell_unclamped(int d, double x) const {
-    return static_cast<int64_t>(std::floor((x - lo[d]) / length(d) * dims[d]));
+    return static_cast<int64_t>(std::floor((x - lo[d]) * inv_h[d]));
   }
 
   // Cell of an in-box coordinate, clamped so that x == hi (non-periodic) lands in the last.

@@ -65,8 +65,13 @@ struct WrapPositions {
   T* pos;
   int64_t cap;
   PVEC_HD void operator()(int64_t i) const {
+    // Most particles are in the box: read, and write only what changes.
     for (int d = 0; d < g.dim; ++d)
-      if (g.periodic[d]) pos[d * cap + i] = wrap_stored(g, d, pos[d * cap + i]);
+      if (g.periodic[d]) {
+        const T x = pos[d * cap + i];
+        const T w = wrap_stored(g, d, x);
+        if (!(w == x)) pos[d * cap + i] = w;
+      }
   }
 };
 
@@ -217,6 +222,7 @@ struct GhostCandidates {
   int32_t* shift;
 
   PVEC_HD static int64_t floor_div(int64_t a, int64_t b) {
+    if (a >= 0 && a < b) return 0;  // the common case, without a 64-bit division
     int64_t q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
   }

@@ -70,6 +70,7 @@ DistVector::DistVector(const pvec_vector_desc& d, const Schema& schema) : schema
   }
   comm_ = std::make_unique<Communicator>(d.has_comm != 0, d.comm_f);
   choose_grid_dims(comm_->size(), d.dim, lengths, grid_.dims);
+  grid_.set_cells();
 
   int64_t n_local = d.n_particles;
   if (d.placement == PVEC_PLACE_EVEN) {

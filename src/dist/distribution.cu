@@ -95,17 +95,36 @@ void DistVector::exchange(bool device, const void* send, const std::vector<int64
   stats_.bytes_received += recv_total;
   auto t0 = Clock::now();
   const bool on_gpu = device && ps_->cuda();
+  const int me = comm_->rank();
+  // The block a rank sends itself (periodic images) is copied where it is, on the device
+  // for the device path, and never goes through MPI or the host.
+  copy_bytes(static_cast<char*>(recv) + recv_displs[me],
+             static_cast<const char*>(send) + send_displs[me], send_bytes[me], on_gpu,
+             ps_->stream());
+  std::vector<int64_t> sb = send_bytes, rb = recv_bytes;
+  sb[me] = rb[me] = 0;
+  send_total -= send_bytes[me];
+  recv_total -= recv_bytes[me];
   if (on_gpu) ps_->sync_stream();  // packing done before MPI reads the buffers
-  if (!on_gpu || mpi_cuda_aware()) {
-    comm_->exchange_data(send, send_bytes, send_displs, recv, recv_bytes, recv_displs);
+  if (send_total + recv_total == 0) {
+    // nothing for MPI
+  } else if (!on_gpu || mpi_cuda_aware()) {
+    comm_->exchange_data(send, sb, send_displs, recv, rb, recv_displs);
   } else {
-    // Stage through pinned host buffers kept in the workspace.
-    void* hs = ws_.host[Workspace::kSend].ensure(std::max<int64_t>(send_total, 1));
-    void* hr = ws_.host[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 1));
-    copy_bytes(hs, send, send_total, true, ps_->stream());
+    // Stage through pinned host buffers kept in the workspace: one copy each way of the
+    // whole message area (the self block is empty in the staged buffers' use).
+    const int64_t send_span = send_displs[P - 1] + send_bytes[P - 1];
+    const int64_t recv_span = recv_displs[P - 1] + recv_bytes[P - 1];
+    void* hs = ws_.host[Workspace::kSend].ensure(std::max<int64_t>(send_span, 1));
+    void* hr = ws_.host[Workspace::kRecv].ensure(std::max<int64_t>(recv_span, 1));
+    copy_bytes(hs, send, send_span, true, ps_->stream());
     ps_->sync_stream();
-    comm_->exchange_data(hs, send_bytes, send_displs, hr, recv_bytes, recv_displs);
-    copy_bytes(recv, hr, recv_total, true, ps_->stream());
+    comm_->exchange_data(hs, sb, send_displs, hr, rb, recv_displs);
+    // Copy back around the self block, which is already in place on the device.
+    const int64_t self_lo = recv_displs[me], self_hi = recv_displs[me] + recv_bytes[me];
+    copy_bytes(recv, hr, self_lo, true, ps_->stream());
+    copy_bytes(static_cast<char*>(recv) + self_hi, static_cast<char*>(hr) + self_hi,
+               recv_span - self_hi, true, ps_->stream());
     ps_->sync_stream();
   }
   stats_.exchange_seconds += seconds_since(t0);
@@ -210,6 +229,7 @@ int64_t DistVector::map(unsigned flags) {
                MoveRows<T>{static_cast<T*>(c.mirror(device)), cap, c.spec.ncomp, movers, tail});
     });
   }
+  ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
   exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
@@ -372,6 +392,7 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
     else
       with_bits(c.spec.elem_size, pack);
   }
+  ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
   exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
@@ -434,6 +455,7 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
               c.row_bytes(cap), k * e, c.spec.ncomp, gpu, ps.stream());
     }
   }
+  ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
   exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_reduce = Clock::now();
