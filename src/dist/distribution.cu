@@ -13,6 +13,7 @@
 #include "dist/message_layout.hpp"
 
 #include <chrono>
+#include <type_traits>
 
 namespace pvec::detail {
 namespace {
@@ -20,6 +21,25 @@ namespace {
 using Clock = std::chrono::steady_clock;
 double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Calls f(std::integral_constant<int, D>) for the vector's dimension D.
+template <class F>
+void with_dim(int dim, F&& f) {
+  switch (dim) {
+    case 1:
+      f(std::integral_constant<int, 1>{});
+      break;
+    case 2:
+      f(std::integral_constant<int, 2>{});
+      break;
+    case 3:
+      f(std::integral_constant<int, 3>{});
+      break;
+    default:
+      f(std::integral_constant<int, 4>{});
+      break;
+  }
 }
 
 template <class F>
@@ -147,9 +167,11 @@ int64_t DistVector::map(unsigned flags) {
   int32_t* dest = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(n, 1));
   with_pos_type(pos_dtype_, [&](auto t) {
     using T = decltype(t);
-    for_each(ex, n,
-             LabelOwner<T>{grid_, static_cast<const T*>(ps.column(0).mirror(device)), ps.capacity(),
-                           dest});
+    with_dim(grid_.dim, [&](auto D) {
+      for_each(ex, n,
+               LabelOwner<T, D.value>{grid_, static_cast<const T*>(ps.column(0).mirror(device)),
+                                      ps.capacity(), dest});
+    });
   });
   const int64_t outside = count_equal(ex, dest, n, -1, side[Workspace::kTemp]);
   // 2. Decide together: a bad particle anywhere leaves every rank untouched.
@@ -209,7 +231,11 @@ int64_t DistVector::map(unsigned flags) {
   if (any_periodic)
     with_pos_type(pos_dtype_, [&](auto t) {
       using T = decltype(t);
-      for_each(ex, n, WrapPositions<T>{grid_, static_cast<T*>(ps.column(0).mirror(device)), cap});
+      with_dim(grid_.dim, [&](auto D) {
+        for_each(
+            ex, n,
+            WrapPositions<T, D.value>{grid_, static_cast<T*>(ps.column(0).mirror(device)), cap});
+      });
     });
   for (size_t k = 0; k < layout.cols.size(); ++k) {
     const PropertyBuffer& c = ps.column(layout.cols[k]);
@@ -304,22 +330,30 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
     int64_t total = 0;
     with_pos_type(pos_dtype_, [&](auto t) {
       using T = decltype(t);
-      GhostCandidates<T> f{
-          grid_,         ghost_width_, static_cast<const T*>(ps.column(0).mirror(device)),
-          ps.capacity(), me,           false,
-          count,         nullptr,      nullptr,
-          nullptr,       nullptr};
-      for_each(ex, n, f);
+      // Count pass, then fill pass, with the dimension as a template parameter.
+      auto candidates = [&](int64_t* cnt, const int64_t* off, int32_t* pe, int64_t* sr,
+                            int32_t* sh) {
+        with_dim(grid_.dim, [&](auto D) {
+          GhostCandidates<T, D.value> f{grid_,
+                                        ghost_width_,
+                                        static_cast<const T*>(ps.column(0).mirror(device)),
+                                        ps.capacity(),
+                                        me,
+                                        off != nullptr,
+                                        cnt,
+                                        off,
+                                        pe,
+                                        sr,
+                                        sh};
+          for_each(ex, n, f);
+        });
+      };
+      candidates(count, nullptr, nullptr, nullptr, nullptr);
       total = exclusive_scan(ex, count, count, n, side[Workspace::kTemp]);
       int32_t* peer = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(total, 1));
       int64_t* src = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(total, 1));
       int32_t* shift = plan->shift.ensure_as<int32_t>(std::max<int64_t>(total, 1));
-      f.fill = true;
-      f.offset = count;
-      f.peer = peer;
-      f.src = src;
-      f.shift = shift;
-      for_each(ex, n, f);
+      candidates(nullptr, count, peer, src, shift);
       // Sort entry ids by peer, then gather src and shift into plan order.
       int64_t* ids = plan->src.ensure_as<int64_t>(std::max<int64_t>(total, 1));
       for_each(ex, total, Iota{ids});
