@@ -260,11 +260,31 @@ struct GhostCandidates {
     // the exact test. An interior particle is left with one cell per dimension.
     int64_t lo[DIM], size[DIM];
     double x[DIM];
+    // Fast path for the interior: in every dimension the particle's own cell is the only
+    // candidate (tested with the same expressions as candidate(), away from wrapping cells),
+    // and that cell is this rank's: no ghost anywhere.
+    {
+      bool interior = true;
+      int r = 0;
+      PVEC_UNROLL
+      for (int d = 0; d < DIM; ++d) {
+        x[d] = static_cast<double>(pos[d * cap + i]);
+        const int c = g.cell(d, x[d]);
+        const bool in_cell = x[d] >= g.edge(d, c) && x[d] < g.edge(d, c + 1);
+        const bool low = c > 0 ? !(x[d] < g.edge(d, c) + width) : !g.periodic[d];
+        const bool high = c < g.dims[d] - 1 ? !(x[d] >= g.edge(d, c + 1) - width) : !g.periodic[d];
+        interior = interior && in_cell && low && high;
+        r = r * g.dims[d] + c;
+      }
+      if (interior && r == me) {
+        if (!fill) count[i] = 0;
+        return;
+      }
+    }
     int64_t combos = 1;
     int cell, sh;
     PVEC_UNROLL
     for (int d = 0; d < DIM; ++d) {
-      x[d] = static_cast<double>(pos[d * cap + i]);
       int64_t a = g.cell_unclamped(d, x[d] - width) - 1;
       int64_t b = g.cell_unclamped(d, x[d] + width) + 1;
       if (!g.periodic[d]) {
