@@ -216,6 +216,35 @@ struct ReduceColumn {
   }
 };
 
+// key[i] = 0 for a particle that can be no ghost anywhere: in every dimension its own cell
+// is its only candidate (tested with the same expressions as GhostCandidates::candidate,
+// away from wrapping cells) and that cell is this rank's; 1 otherwise. Only the particles
+// with key 1 go through GhostCandidates, so its lanes are not idled by interior ones.
+template <class T, int DIM>
+struct GhostBoundary {
+  CartGrid g;
+  double width;
+  const T* pos;
+  int64_t cap;
+  int me;
+  int32_t* key;
+  PVEC_HD void operator()(int64_t i) const {
+    bool interior = true;
+    int r = 0;
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      const double x = static_cast<double>(pos[d * cap + i]);
+      const int c = g.cell(d, x);
+      const bool in_cell = x >= g.edge(d, c) && x < g.edge(d, c + 1);
+      const bool low = c > 0 ? !(x < g.edge(d, c) + width) : !g.periodic[d];
+      const bool high = c < g.dims[d] - 1 ? !(x >= g.edge(d, c + 1) - width) : !g.periodic[d];
+      interior = interior && in_cell && low && high;
+      r = r * g.dims[d] + c;
+    }
+    key[i] = interior && r == me ? 0 : 1;
+  }
+};
+
 // Ghost candidates of particle i: every (rank, periodic shift) whose subdomain, widened by
 // the ghost width, contains the shifted position, except (this rank, no shift). Count pass
 // (out == nullptr semantics via fill == false) and fill pass share the enumeration.
@@ -227,8 +256,9 @@ struct GhostCandidates {
   int64_t cap;
   int me;
   bool fill;
-  int64_t* count;         // count pass: candidates of particle i
-  const int64_t* offset;  // fill pass: first slot of particle i
+  const int64_t* subset;  // the particles to examine (GhostBoundary's selection)
+  int64_t* count;         // count pass: candidates of particle subset[j]
+  const int64_t* offset;  // fill pass: first slot of particle subset[j]
   int32_t* peer;
   int64_t* src;
   int32_t* shift;
@@ -254,33 +284,15 @@ struct GhostCandidates {
     return xs >= g.edge(d, cell) - width && xs < g.edge(d, cell + 1) + width;
   }
 
-  PVEC_HD void operator()(int64_t i) const {
+  PVEC_HD void operator()(int64_t j) const {
+    const int64_t i = subset[j];
     // Per dimension, the candidate cells form a contiguous range of unwrapped indices: take
     // the range the floors give, widened by one against rounding, then trim both ends with
     // the exact test. An interior particle is left with one cell per dimension.
     int64_t lo[DIM], size[DIM];
     double x[DIM];
-    // Fast path for the interior: in every dimension the particle's own cell is the only
-    // candidate (tested with the same expressions as candidate(), away from wrapping cells),
-    // and that cell is this rank's: no ghost anywhere.
-    {
-      bool interior = true;
-      int r = 0;
-      PVEC_UNROLL
-      for (int d = 0; d < DIM; ++d) {
-        x[d] = static_cast<double>(pos[d * cap + i]);
-        const int c = g.cell(d, x[d]);
-        const bool in_cell = x[d] >= g.edge(d, c) && x[d] < g.edge(d, c + 1);
-        const bool low = c > 0 ? !(x[d] < g.edge(d, c) + width) : !g.periodic[d];
-        const bool high = c < g.dims[d] - 1 ? !(x[d] >= g.edge(d, c + 1) - width) : !g.periodic[d];
-        interior = interior && in_cell && low && high;
-        r = r * g.dims[d] + c;
-      }
-      if (interior && r == me) {
-        if (!fill) count[i] = 0;
-        return;
-      }
-    }
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) x[d] = static_cast<double>(pos[d * cap + i]);
     int64_t combos = 1;
     int cell, sh;
     PVEC_UNROLL
@@ -298,7 +310,7 @@ struct GhostCandidates {
       combos *= size[d];
     }
     int64_t n = 0;
-    const int64_t base = fill ? offset[i] : 0;
+    const int64_t base = fill ? offset[j] : 0;
     for (int64_t k = 0; k < combos; ++k) {
       int64_t rest = k;
       int r = 0, mult = 1;  // row-major rank, last dimension fastest
@@ -324,7 +336,7 @@ struct GhostCandidates {
         ++n;
       }
     }
-    if (!fill) count[i] = n;
+    if (!fill) count[j] = n;
   }
 };
 

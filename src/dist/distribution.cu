@@ -325,31 +325,32 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
     plan->on_device = device;
     plan->valid = true;
     plan->n_local = n;
-    // Count candidates per particle, place them, sort by destination rank.
-    int64_t* count = side[Workspace::kIndexA].ensure_as<int64_t>(n + 1);
+    // Select the particles near a subdomain boundary, count their candidates, place them,
+    // sort by destination rank.
     int64_t total = 0;
     with_pos_type(pos_dtype_, [&](auto t) {
       using T = decltype(t);
+      const T* pos = static_cast<const T*>(ps.column(0).mirror(device));
+      int32_t* key = side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(n, 1));
+      with_dim(grid_.dim, [&](auto D) {
+        for_each(ex, n,
+                 GhostBoundary<T, D.value>{grid_, ghost_width_, pos, ps.capacity(), me, key});
+      });
+      int64_t* near = side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(n, 1));
+      const int64_t nb = select_indices(ex, key, 0, n, 1, true, near, side[Workspace::kTemp]);
+      int64_t* count = side[Workspace::kIndexA].ensure_as<int64_t>(nb + 1);
       // Count pass, then fill pass, with the dimension as a template parameter.
       auto candidates = [&](int64_t* cnt, const int64_t* off, int32_t* pe, int64_t* sr,
                             int32_t* sh) {
         with_dim(grid_.dim, [&](auto D) {
-          GhostCandidates<T, D.value> f{grid_,
-                                        ghost_width_,
-                                        static_cast<const T*>(ps.column(0).mirror(device)),
-                                        ps.capacity(),
-                                        me,
-                                        off != nullptr,
-                                        cnt,
-                                        off,
-                                        pe,
-                                        sr,
-                                        sh};
-          for_each(ex, n, f);
+          GhostCandidates<T, D.value> f{
+              grid_, ghost_width_, pos, ps.capacity(), me, off != nullptr, near, cnt, off,
+              pe,    sr,           sh};
+          for_each(ex, nb, f);
         });
       };
       candidates(count, nullptr, nullptr, nullptr, nullptr);
-      total = exclusive_scan(ex, count, count, n, side[Workspace::kTemp]);
+      total = exclusive_scan(ex, count, count, nb, side[Workspace::kTemp]);
       int32_t* peer = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(total, 1));
       int64_t* src = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(total, 1));
       int32_t* shift = plan->shift.ensure_as<int32_t>(std::max<int64_t>(total, 1));
