@@ -16,7 +16,7 @@ namespace pvec::detail {
 // A periodic coordinate wrapped into [lo, hi) as stored in T (rounding to T can land on hi,
 // which belongs to the low end).
 PVEC_HD inline float next_up(float x) { return ::nextafterf(x, INFINITY); }
-PVEC_HD inline double next_up(double x) { return ::nextafter(x, INFINITY); }
+PVEC_HD inline double next_up(double x) { return ::nextafter(x, static_cast<double>(INFINITY)); }
 
 // Smallest T not below v.
 template <class T>
