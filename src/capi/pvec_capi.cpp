@@ -59,6 +59,16 @@ pvec_status guard(const char* fn, F&& body) {
   }
 }
 
+// An enum argument from C may hold any int: read its bits as an int before validating, never
+// as the C++ enum (whose out-of-range values are undefined behaviour).
+template <class E>
+int enum_value(E e) {
+  static_assert(sizeof(E) == sizeof(int), "pvec enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 template <class T>
 T& out_arg(T* p, const char* name) {
   if (p == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, name, " is NULL");
@@ -93,8 +103,8 @@ extern "C" const char* pvec_version_string(void) {
       PVEC_VERSION_PATCH);
 }
 
-extern "C" const char* pvec_status_string(pvec_status s) {
-  switch (s) {
+extern "C" const char* pvec_status_string(pvec_status status) {
+  switch (enum_value(status)) {
     case PVEC_SUCCESS:
       return "success";
     case PVEC_ERROR_INVALID_ARGUMENT:
@@ -156,8 +166,8 @@ extern "C" pvec_status pvec_cuda_device_count(int* count) {
 
 /* ---- 3. Schemas ---------------------------------------------------------------------- */
 
-extern "C" size_t pvec_dtype_size(pvec_dtype d) { return dtype_size(d); }
-extern "C" const char* pvec_dtype_name(pvec_dtype d) { return dtype_name(d); }
+extern "C" size_t pvec_dtype_size(pvec_dtype d) { return dtype_size(enum_value(d)); }
+extern "C" const char* pvec_dtype_name(pvec_dtype d) { return dtype_name(enum_value(d)); }
 
 extern "C" pvec_status pvec_schema_create(pvec_schema_t* out) {
   return guard("pvec_schema_create", [&] {
@@ -173,7 +183,7 @@ extern "C" pvec_status pvec_schema_destroy(pvec_schema_t schema) {
 extern "C" pvec_status pvec_schema_add(pvec_schema_t schema, const char* name, pvec_dtype dtype,
                                        int rank, const int64_t* extents, int* index) {
   return guard("pvec_schema_add", [&] {
-    int k = schemas().get(schema).add(name, dtype, rank, extents);
+    int k = schemas().get(schema).add(name, enum_value(dtype), rank, extents);
     if (index) *index = k;
   });
 }
@@ -181,7 +191,7 @@ extern "C" pvec_status pvec_schema_add(pvec_schema_t schema, const char* name, p
 extern "C" pvec_status pvec_schema_add_scalar(pvec_schema_t schema, const char* name,
                                               pvec_dtype dtype, int* index) {
   return guard("pvec_schema_add_scalar", [&] {
-    int k = schemas().get(schema).add(name, dtype, 0, nullptr);
+    int k = schemas().get(schema).add(name, enum_value(dtype), 0, nullptr);
     if (index) *index = k;
   });
 }
@@ -190,7 +200,7 @@ extern "C" pvec_status pvec_schema_add_vector(pvec_schema_t schema, const char* 
                                               pvec_dtype dtype, int64_t n, int* index) {
   return guard("pvec_schema_add_vector", [&] {
     int64_t ext[1] = {n};
-    int k = schemas().get(schema).add(name, dtype, 1, ext);
+    int k = schemas().get(schema).add(name, enum_value(dtype), 1, ext);
     if (index) *index = k;
   });
 }
@@ -199,7 +209,7 @@ extern "C" pvec_status pvec_schema_add_tensor(pvec_schema_t schema, const char* 
                                               pvec_dtype dtype, int64_t n, int64_t m, int* index) {
   return guard("pvec_schema_add_tensor", [&] {
     int64_t ext[2] = {n, m};
-    int k = schemas().get(schema).add(name, dtype, 2, ext);
+    int k = schemas().get(schema).add(name, enum_value(dtype), 2, ext);
     if (index) *index = k;
   });
 }
@@ -543,8 +553,9 @@ extern "C" pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int n
   return guard("pvec_ghost_put", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE);
-    if (op < PVEC_REDUCE_ADD || op > PVEC_REDUCE_REPLACE)
-      fail(PVEC_ERROR_INVALID_ARGUMENT, "unknown reduction ", static_cast<int>(op));
+    const int op_value = enum_value(op);
+    if (op_value < PVEC_REDUCE_ADD || op_value > PVEC_REDUCE_REPLACE)
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "unknown reduction ", op_value);
     v.ghost_put(props, nprops, op, flags);
   });
 }

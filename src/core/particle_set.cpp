@@ -57,38 +57,41 @@ void ParticleSet::sync_stream() const {
   if (cuda_) stream_synchronize(stream_);
 }
 
-void ParticleSet::reallocate(int64_t new_capacity) {
-  // Allocate everything first: on failure nothing has changed.
-  struct Fresh {
-    void* host;
-    void* dev;
-  };
-  std::vector<Fresh> fresh(cols_.size(), Fresh{nullptr, nullptr});
-  try {
-    for (size_t k = 0; k < cols_.size(); ++k) {
-      const auto& spec = cols_[k].spec;
-      int64_t row = checked_mul(new_capacity, static_cast<int64_t>(spec.elem_size), "row bytes");
-      size_t bytes = static_cast<size_t>(checked_mul(row, spec.ncomp, "property bytes"));
-      fresh[k].host = allocate(host_kind_, bytes);
-      fresh[k].dev = allocate(device_kind(), bytes);
-    }
-  } catch (...) {
-    for (size_t k = 0; k < cols_.size(); ++k) {
-      size_t bytes = cols_[k].bytes(new_capacity);
-      deallocate(host_kind_, fresh[k].host, bytes);
-      deallocate(device_kind(), fresh[k].dev, bytes);
-    }
-    throw;
+ParticleSet::Reservation::~Reservation() {
+  for (const auto& b : buffers) {
+    deallocate(host_kind, b.host, b.bytes);
+    deallocate(device_kind, b.dev, b.bytes);
   }
-  const int64_t live = std::min(n_total(), new_capacity);
+}
+
+ParticleSet::Reservation ParticleSet::reserve_buffers(int64_t new_capacity) const {
+  // Everything is allocated before anything changes; the Reservation frees it if unused.
+  Reservation r;
+  r.capacity = new_capacity;
+  r.host_kind = host_kind_;
+  r.device_kind = device_kind();
+  for (const auto& c : cols_) {
+    int64_t row = checked_mul(new_capacity, static_cast<int64_t>(c.spec.elem_size), "row bytes");
+    size_t bytes = static_cast<size_t>(checked_mul(row, c.spec.ncomp, "property bytes"));
+    r.buffers.push_back(Reservation::Buffers{nullptr, nullptr, bytes});
+    r.buffers.back().host = allocate(host_kind_, bytes);
+    r.buffers.back().dev = allocate(device_kind(), bytes);
+  }
+  return r;
+}
+
+void ParticleSet::install(Reservation& r, int64_t keep) {
+  if (r.capacity == 0) return;  // nothing was needed
+  const int64_t new_capacity = r.capacity;
+  const int64_t live = std::min(keep < 0 ? n_total() : keep, new_capacity);
   for (size_t k = 0; k < cols_.size(); ++k) {
     PropertyBuffer& c = cols_[k];
     size_t width = static_cast<size_t>(live) * c.spec.elem_size;
     if (c.host != nullptr) {
-      copy_2d(fresh[k].host, c.row_bytes(new_capacity), c.host, c.row_bytes(capacity_), width,
+      copy_2d(r.buffers[k].host, c.row_bytes(new_capacity), c.host, c.row_bytes(capacity_), width,
               c.spec.ncomp, false, nullptr);
       // Device rows are re-strided on the device; never through the host.
-      copy_2d(fresh[k].dev, c.row_bytes(new_capacity), c.dev, c.row_bytes(capacity_), width,
+      copy_2d(r.buffers[k].dev, c.row_bytes(new_capacity), c.dev, c.row_bytes(capacity_), width,
               c.spec.ncomp, cuda_, stream_);
     }
   }
@@ -97,11 +100,31 @@ void ParticleSet::reallocate(int64_t new_capacity) {
     PropertyBuffer& c = cols_[k];
     deallocate(host_kind_, c.host, c.bytes(capacity_));
     deallocate(device_kind(), c.dev, c.bytes(capacity_));
-    c.host = fresh[k].host;
-    c.dev = fresh[k].dev;
+    c.host = r.buffers[k].host;
+    c.dev = r.buffers[k].dev;
+    r.buffers[k].host = r.buffers[k].dev = nullptr;
   }
   capacity_ = new_capacity;
   ++generation_;
+}
+
+void ParticleSet::reallocate(int64_t new_capacity, int64_t keep) {
+  Reservation r = reserve_buffers(new_capacity);
+  install(r, keep);
+}
+
+ParticleSet::Reservation ParticleSet::reserve_growth(int64_t total) const {
+  if (total <= capacity_) return Reservation{};
+  int64_t want = round_capacity(total);
+  int64_t doubled = capacity_ > std::numeric_limits<int64_t>::max() / 2 ? want : 2 * capacity_;
+  return reserve_buffers(std::max(want, round_capacity(doubled)));
+}
+
+void ParticleSet::install_growth(Reservation& r, int64_t live) {
+  if (r.capacity == 0) return;
+  sync_stream();
+  flush_device();
+  install(r, live);
 }
 
 void ParticleSet::zero_particles(int64_t from, int64_t to) {
@@ -157,13 +180,13 @@ void ParticleSet::resize(int64_t n) {
   if (device_zero_from_ >= n_local_) device_zero_from_ = INT64_MAX;
 }
 
-void ParticleSet::grow_for(int64_t total) {
+void ParticleSet::grow_for(int64_t total, int64_t live) {
   if (total <= capacity_) return;
   int64_t want = round_capacity(total);
   int64_t doubled = capacity_ > std::numeric_limits<int64_t>::max() / 2 ? want : 2 * capacity_;
   sync_stream();
   flush_device();
-  reallocate(std::max(want, round_capacity(doubled)));
+  reallocate(std::max(want, round_capacity(doubled)), live);
 }
 
 int64_t ParticleSet::append(int64_t k) {
@@ -171,8 +194,8 @@ int64_t ParticleSet::append(int64_t k) {
   if (k > std::numeric_limits<int64_t>::max() - 63 - n_local_)
     fail(PVEC_ERROR_OVERFLOW, "appending ", k, " particles to ", n_local_, " overflows");
   const int64_t first = n_local_;
-  n_ghost_ = 0;  // ghosts are dropped before growing: they need not be copied
-  grow_for(n_local_ + k);
+  grow_for(n_local_ + k, n_local_);  // ghosts are dropped: they need not be copied
+  n_ghost_ = 0;
   n_local_ += k;
   zero_particles(first, n_local_);
   return first;
@@ -230,12 +253,12 @@ void ParticleSet::remove(const int64_t* idx, int64_t count) {
 
 void ParticleSet::shrink_to_fit() {
   sync_stream();
-  n_ghost_ = 0;
   int64_t cap = round_capacity(n_local_);
   if (cap < capacity_) {
     flush_device();
-    reallocate(cap);
+    reallocate(cap, n_local_);
   }
+  n_ghost_ = 0;
 }
 
 void ParticleSet::set_sizes(int64_t n_local, int64_t n_ghost) {

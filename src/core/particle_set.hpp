@@ -52,9 +52,45 @@ class ParticleSet {
   void remove(const int64_t* idx, int64_t count);
   void shrink_to_fit();
 
+  // Fresh buffers for a larger capacity, allocated but not yet in use: a collective operation
+  // reserves on every rank, agrees that all succeeded, then installs. Frees what it holds
+  // unless installed.
+  struct Reservation {
+    struct Buffers {
+      void* host;
+      void* dev;
+      size_t bytes;
+    };
+    std::vector<Buffers> buffers;
+    int64_t capacity = 0;  // 0: no growth needed
+    MemKind host_kind = MemKind::host;
+    MemKind device_kind = MemKind::host;
+    Reservation() = default;
+    Reservation(Reservation&& o) noexcept
+        : buffers(std::move(o.buffers)),
+          capacity(o.capacity),
+          host_kind(o.host_kind),
+          device_kind(o.device_kind) {
+      o.buffers.clear();
+    }
+    Reservation& operator=(Reservation&& o) noexcept {
+      std::swap(buffers, o.buffers);
+      std::swap(capacity, o.capacity);
+      std::swap(host_kind, o.host_kind);
+      std::swap(device_kind, o.device_kind);
+      return *this;
+    }
+    ~Reservation();
+  };
+  // What grow_for(total) would allocate (nothing if it fits). Changes nothing.
+  Reservation reserve_growth(int64_t total) const;
+  // Move [0, live) (live = -1: n_total()) into the reserved buffers.
+  void install_growth(Reservation& r, int64_t live = -1);
+
   // For the distribution layer.
   // Make capacity >= total, growing geometrically; keeps [0, n_total()).
-  void grow_for(int64_t total);
+  // live: particles whose values must survive (default n_total()).
+  void grow_for(int64_t total, int64_t live = -1);
   // Set sizes without touching data; the caller guarantees capacity and contents.
   void set_sizes(int64_t n_local, int64_t n_ghost);
   void bump_generation() { ++generation_; }
@@ -74,7 +110,10 @@ class ParticleSet {
   static constexpr int kScratchSlots = 4;
 
  private:
-  void reallocate(int64_t new_capacity);
+  // Keeps [0, live) of every column (live = -1: n_total()); all or nothing.
+  void reallocate(int64_t new_capacity, int64_t live = -1);
+  Reservation reserve_buffers(int64_t new_capacity) const;
+  void install(Reservation& r, int64_t keep);
   void zero_particles(int64_t from, int64_t to);
 
   std::vector<PropertyBuffer> cols_;

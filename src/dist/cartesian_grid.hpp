@@ -38,18 +38,25 @@ struct CartGrid {
   PVEC_HD double edge(int d, int c) const { return c >= dims[d] ? hi[d] : lo[d] + c * h[d]; }
 
   // Cell along d containing coordinate x (not clamped; may be outside [0, dims)).
+  // Saturates at +-2^50 (NaN gives the low end), so that no cast or later +-1 overflows.
   PVEC_HD int64_t cell_unclamped(int d, double x) const {
-    return static_cast<int64_t>(std::floor((x - lo[d]) * inv_h[d]));
+    double f = std::floor((x - lo[d]) * inv_h[d]);
+    const double limit = 1125899906842624.0;  // 2^50
+    if (!(f > -limit)) f = -limit;
+    if (f > limit) f = limit;
+    return static_cast<int64_t>(f);
   }
 
   // Cell of an in-box coordinate, clamped so that x == hi (non-periodic) lands in the last.
   PVEC_HD int cell(int d, double x) const {
     int64_t c = cell_unclamped(d, x);
-    // Rounding may put x one cell off near an edge: the edges decide.
-    if (c > 0 && x < edge(d, static_cast<int>(c))) --c;
-    if (c + 1 < dims[d] && c >= 0 && x >= edge(d, static_cast<int>(c + 1))) ++c;
     if (c < 0) c = 0;
     if (c >= dims[d]) c = dims[d] - 1;
+    // Rounding may put x one cell off near an edge: the edges decide.
+    if (c > 0 && x < edge(d, static_cast<int>(c)))
+      --c;
+    else if (c + 1 < dims[d] && x >= edge(d, static_cast<int>(c + 1)))
+      ++c;
     return static_cast<int>(c);
   }
 

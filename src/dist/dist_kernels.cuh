@@ -165,7 +165,14 @@ template <class T>
 PVEC_HD T combined(T old, T v, int op) {
   switch (op) {
     case PVEC_REDUCE_ADD:
-      return old + v;
+      // Integers wrap around (two's complement) instead of overflowing into undefined
+      // behaviour.
+      if constexpr (std::is_integral<T>::value) {
+        using U = typename std::make_unsigned<T>::type;
+        return static_cast<T>(static_cast<U>(old) + static_cast<U>(v));
+      } else {
+        return old + v;
+      }
     case PVEC_REDUCE_MIN:
       return v < old ? v : old;
     case PVEC_REDUCE_MAX:
@@ -291,8 +298,16 @@ struct GhostCandidates {
     // the exact test. An interior particle is left with one cell per dimension.
     int64_t lo[DIM], size[DIM];
     double x[DIM];
+    bool finite = true;
     PVEC_UNROLL
-    for (int d = 0; d < DIM; ++d) x[d] = static_cast<double>(pos[d * cap + i]);
+    for (int d = 0; d < DIM; ++d) {
+      x[d] = static_cast<double>(pos[d * cap + i]);
+      finite = finite && x[d] - x[d] == 0;
+    }
+    if (!finite) {  // a NaN or Inf coordinate is near no subdomain
+      if (!fill) count[j] = 0;
+      return;
+    }
     int64_t combos = 1;
     int cell, sh;
     PVEC_UNROLL

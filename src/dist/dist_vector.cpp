@@ -6,6 +6,7 @@
 #include "dist/ghost_plan.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <set>
 
 namespace pvec::detail {
@@ -17,9 +18,11 @@ void validate(const pvec_vector_desc& d) {
          "; initialise the struct with PVEC_VECTOR_DESC_INIT or pvec_vector_desc_init");
   if (d.dim < 1 || d.dim > PVEC_MAX_DIM)
     fail(PVEC_ERROR_INVALID_ARGUMENT, "dim ", d.dim, " outside 1..", PVEC_MAX_DIM);
-  if (d.pos_dtype != PVEC_FLOAT32 && d.pos_dtype != PVEC_FLOAT64)
+  int pos_dtype;  // read as int: a C caller may have stored any value in the enum field
+  std::memcpy(&pos_dtype, &d.pos_dtype, sizeof pos_dtype);
+  if (pos_dtype != PVEC_FLOAT32 && pos_dtype != PVEC_FLOAT64)
     fail(PVEC_ERROR_INVALID_ARGUMENT, "position dtype must be float32 or float64, not ",
-         dtype_name(d.pos_dtype));
+         dtype_name(pos_dtype), " (", pos_dtype, ")");
   for (int k = 0; k < d.dim; ++k) {
     if (!std::isfinite(d.domain_lo[k]) || !std::isfinite(d.domain_hi[k]) ||
         !(d.domain_lo[k] < d.domain_hi[k]))

@@ -66,6 +66,10 @@ class DistVector {
   void exchange(bool device, const void* send, const std::vector<int64_t>& send_bytes,
                 const std::vector<int64_t>& send_displs, void* recv,
                 const std::vector<int64_t>& recv_bytes, const std::vector<int64_t>& recv_displs);
+  // Runs f, then every rank learns whether any rank failed: the failing rank rethrows its
+  // error, the others fail with PVEC_ERROR_MPI, so no rank is left waiting in a collective.
+  template <class F>
+  void agree(const char* what, F&& f);
   // Upload small per-peer arrays to the side an operation runs on; returns their addresses.
   int64_t* upload_peers(bool device, const std::vector<const std::vector<int64_t>*>& arrays);
 

@@ -13,6 +13,7 @@
 #include "dist/message_layout.hpp"
 
 #include <chrono>
+#include <exception>
 #include <type_traits>
 
 namespace pvec::detail {
@@ -101,6 +102,20 @@ int64_t* DistVector::upload_peers(bool device,
   return d;
 }
 
+template <class F>
+void DistVector::agree(const char* what, F&& f) {
+  std::exception_ptr error;
+  try {
+    f();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  if (comm_->any(error != nullptr)) {
+    if (error) std::rethrow_exception(error);
+    fail(PVEC_ERROR_MPI, what, " failed on another rank; nothing was changed");
+  }
+}
+
 void DistVector::exchange(bool device, const void* send, const std::vector<int64_t>& send_bytes,
                           const std::vector<int64_t>& send_displs, void* recv,
                           const std::vector<int64_t>& recv_bytes,
@@ -164,16 +179,20 @@ int64_t DistVector::map(unsigned flags) {
   ps.sync_stream();
   ps.flush_device();
   // 1. Label owners without changing anything.
-  int32_t* dest = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(n, 1));
-  with_pos_type(pos_dtype_, [&](auto t) {
-    using T = decltype(t);
-    with_dim(grid_.dim, [&](auto D) {
-      for_each(ex, n,
-               LabelOwner<T, D.value>{grid_, static_cast<const T*>(ps.column(0).mirror(device)),
-                                      ps.capacity(), dest});
+  int32_t* dest = nullptr;
+  int64_t outside = 0;
+  agree("pvec_map: labelling", [&] {
+    dest = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(n, 1));
+    with_pos_type(pos_dtype_, [&](auto t) {
+      using T = decltype(t);
+      with_dim(grid_.dim, [&](auto D) {
+        for_each(ex, n,
+                 LabelOwner<T, D.value>{grid_, static_cast<const T*>(ps.column(0).mirror(device)),
+                                        ps.capacity(), dest});
+      });
     });
+    outside = count_equal(ex, dest, n, -1, side[Workspace::kTemp]);
   });
-  const int64_t outside = count_equal(ex, dest, n, -1, side[Workspace::kTemp]);
   // 2. Decide together: a bad particle anywhere leaves every rank untouched.
   const int64_t outside_global = comm_->allreduce_sum(outside);
   if (outside_global > 0 && !remove_outside)
@@ -182,22 +201,26 @@ int64_t DistVector::map(unsigned flags) {
          " on this rank); no rank changed anything. Pass PVEC_MAP_REMOVE_OUTSIDE to "
          "remove them instead");
 
-  // 3. Movers (ascending index) and the stayers beyond the final local size.
-  int64_t* movers = side[Workspace::kIndexA].ensure_as<int64_t>(std::max<int64_t>(n, 1));
-  const int64_t m = select_indices(ex, dest, 0, n, me, false, movers, side[Workspace::kTemp]);
-  const int64_t n_stay = n - m;
-  int64_t* tail = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(m, 1));
-  const int64_t h = select_indices(ex, dest, n_stay, n, me, true, tail, side[Workspace::kTemp]);
-
-  // 4. Sort the movers by destination; outside particles get key P and are not sent.
-  int32_t* keys = side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(2 * m, 1));
-  int64_t* order = side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(m, 1));
-  for_each(ex, m, MoverKeys{dest, movers, keys, order, P});
-  // The send and receive slots serve as the sort's alternate buffers until packing.
-  sort_pairs(ex, keys, order, m, P, side[Workspace::kTemp], side[Workspace::kSend],
-             side[Workspace::kRecv]);
+  // 3. Movers (ascending index) and the stayers beyond the final local size; 4. the movers
+  // sorted by destination (outside particles get key P and are not sent).
+  int64_t *movers = nullptr, *tail = nullptr, *order = nullptr;
+  int32_t* keys = nullptr;
+  int64_t m = 0, h = 0;
   std::vector<int64_t> bounds(P + 2);
-  bucket_bounds(ex, keys, m, P + 1, bounds.data(), side[Workspace::kTemp]);
+  agree("pvec_map: selecting movers", [&] {
+    movers = side[Workspace::kIndexA].ensure_as<int64_t>(std::max<int64_t>(n, 1));
+    m = select_indices(ex, dest, 0, n, me, false, movers, side[Workspace::kTemp]);
+    tail = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(m, 1));
+    h = select_indices(ex, dest, n - m, n, me, true, tail, side[Workspace::kTemp]);
+    keys = side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(2 * m, 1));
+    order = side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(m, 1));
+    for_each(ex, m, MoverKeys{dest, movers, keys, order, P});
+    // The send and receive slots serve as the sort's alternate buffers until packing.
+    sort_pairs(ex, keys, order, m, P, side[Workspace::kTemp], side[Workspace::kSend],
+               side[Workspace::kRecv]);
+    bucket_bounds(ex, keys, m, P + 1, bounds.data(), side[Workspace::kTemp]);
+  });
+  const int64_t n_stay = n - m;
   std::vector<int64_t> send_count(P), send_first(P);
   for (int r = 0; r < P; ++r) {
     send_first[r] = bounds[r];
@@ -215,14 +238,19 @@ int64_t DistVector::map(unsigned flags) {
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
   const int64_t send_total = layout.offsets(send_count, send_bytes, send_displs);
   const int64_t recv_total = layout.offsets(recv_count, recv_bytes, recv_displs);
-  // keys/order live in the kKeysAlt/kValsAlt slots; send and recv get their own.
-  char* sendbuf =
-      static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
-  char* recvbuf =
-      static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
-  ps.grow_for(n_stay + n_recv);  // may reallocate: take column pointers after this
+  // keys/order live in the kKeysAlt/kValsAlt slots; send and recv get their own. Growth
+  // comes last: it is the only step here that changes the vector.
+  char *sendbuf = nullptr, *recvbuf = nullptr;
+  int64_t* peers = nullptr;
+  ParticleSet::Reservation growth;
+  agree("pvec_map: making room", [&] {
+    sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
+    recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+    peers = upload_peers(device, {&send_displs, &send_first, &send_count});
+    growth = ps.reserve_growth(n_stay + n_recv);
+  });
+  ps.install_growth(growth);  // may reallocate: take column pointers after this
   const int64_t cap = ps.capacity();
-  int64_t* peers = upload_peers(device, {&send_displs, &send_first, &send_count});
   BlockIndex at{keys, peers, peers + P, peers + 2 * P};
 
   // 6. Commit: wrap periodic coordinates, pack movers, fill holes, exchange, unpack.
@@ -328,57 +356,65 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
     // Select the particles near a subdomain boundary, count their candidates, place them,
     // sort by destination rank.
     int64_t total = 0;
-    with_pos_type(pos_dtype_, [&](auto t) {
-      using T = decltype(t);
-      const T* pos = static_cast<const T*>(ps.column(0).mirror(device));
-      int32_t* key = side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(n, 1));
-      with_dim(grid_.dim, [&](auto D) {
-        for_each(ex, n,
-                 GhostBoundary<T, D.value>{grid_, ghost_width_, pos, ps.capacity(), me, key});
-      });
-      int64_t* near = side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(n, 1));
-      const int64_t nb = select_indices(ex, key, 0, n, 1, true, near, side[Workspace::kTemp]);
-      int64_t* count = side[Workspace::kIndexA].ensure_as<int64_t>(nb + 1);
-      // Count pass, then fill pass, with the dimension as a template parameter.
-      auto candidates = [&](int64_t* cnt, const int64_t* off, int32_t* pe, int64_t* sr,
-                            int32_t* sh) {
-        with_dim(grid_.dim, [&](auto D) {
-          GhostCandidates<T, D.value> f{
-              grid_, ghost_width_, pos, ps.capacity(), me, off != nullptr, near, cnt, off,
-              pe,    sr,           sh};
-          for_each(ex, nb, f);
+    try {
+      agree("pvec_ghost_get: building the plan", [&] {
+        with_pos_type(pos_dtype_, [&](auto t) {
+          using T = decltype(t);
+          const T* pos = static_cast<const T*>(ps.column(0).mirror(device));
+          int32_t* key = side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(n, 1));
+          with_dim(grid_.dim, [&](auto D) {
+            for_each(ex, n,
+                     GhostBoundary<T, D.value>{grid_, ghost_width_, pos, ps.capacity(), me, key});
+          });
+          int64_t* near = side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(n, 1));
+          const int64_t nb = select_indices(ex, key, 0, n, 1, true, near, side[Workspace::kTemp]);
+          int64_t* count = side[Workspace::kIndexA].ensure_as<int64_t>(nb + 1);
+          // Count pass, then fill pass, with the dimension as a template parameter.
+          auto candidates = [&](int64_t* cnt, const int64_t* off, int32_t* pe, int64_t* sr,
+                                int32_t* sh) {
+            with_dim(grid_.dim, [&](auto D) {
+              GhostCandidates<T, D.value> f{
+                  grid_, ghost_width_, pos, ps.capacity(), me, off != nullptr, near, cnt, off,
+                  pe,    sr,           sh};
+              for_each(ex, nb, f);
+            });
+          };
+          candidates(count, nullptr, nullptr, nullptr, nullptr);
+          total = exclusive_scan(ex, count, count, nb, side[Workspace::kTemp]);
+          int32_t* peer = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(total, 1));
+          int64_t* src = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(total, 1));
+          int32_t* shift = plan->shift.ensure_as<int32_t>(std::max<int64_t>(total, 1));
+          candidates(nullptr, count, peer, src, shift);
+          // Sort entry ids by peer, then gather src and shift into plan order.
+          int64_t* ids = plan->src.ensure_as<int64_t>(std::max<int64_t>(total, 1));
+          for_each(ex, total, Iota{ids});
+          sort_pairs(ex, peer, ids, total, P - 1, side[Workspace::kTemp], side[Workspace::kKeysAlt],
+                     side[Workspace::kValsAlt]);
+          int32_t* shift_sorted =
+              side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(total, 1));
+          gather_rows(ex, shift_sorted, 0, shift, 0, ids, total, 1, sizeof(int32_t));
+          int64_t* src_sorted =
+              side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(total, 1));
+          gather_rows(ex, src_sorted, 0, src, 0, ids, total, 1, sizeof(int64_t));
+          copy_bytes(ids, src_sorted, total * sizeof(int64_t), gpu, ps.stream());
+          copy_bytes(shift, shift_sorted, total * sizeof(int32_t), gpu, ps.stream());
+          int32_t* peer_plan = plan->peer.ensure_as<int32_t>(std::max<int64_t>(total, 1));
+          copy_bytes(peer_plan, peer, total * sizeof(int32_t), gpu, ps.stream());
+          std::vector<int64_t> bounds(P + 1);
+          bucket_bounds(ex, peer_plan, total, P, bounds.data(), side[Workspace::kTemp]);
+          plan->send_counts.resize(P);
+          plan->send_first.resize(P);
+          for (int r = 0; r < P; ++r) {
+            plan->send_first[r] = bounds[r];
+            plan->send_counts[r] = bounds[r + 1] - bounds[r];
+          }
         });
-      };
-      candidates(count, nullptr, nullptr, nullptr, nullptr);
-      total = exclusive_scan(ex, count, count, nb, side[Workspace::kTemp]);
-      int32_t* peer = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(total, 1));
-      int64_t* src = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(total, 1));
-      int32_t* shift = plan->shift.ensure_as<int32_t>(std::max<int64_t>(total, 1));
-      candidates(nullptr, count, peer, src, shift);
-      // Sort entry ids by peer, then gather src and shift into plan order.
-      int64_t* ids = plan->src.ensure_as<int64_t>(std::max<int64_t>(total, 1));
-      for_each(ex, total, Iota{ids});
-      sort_pairs(ex, peer, ids, total, P - 1, side[Workspace::kTemp], side[Workspace::kKeysAlt],
-                 side[Workspace::kValsAlt]);
-      int32_t* shift_sorted =
-          side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(total, 1));
-      gather_rows(ex, shift_sorted, 0, shift, 0, ids, total, 1, sizeof(int32_t));
-      int64_t* src_sorted =
-          side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(total, 1));
-      gather_rows(ex, src_sorted, 0, src, 0, ids, total, 1, sizeof(int64_t));
-      copy_bytes(ids, src_sorted, total * sizeof(int64_t), gpu, ps.stream());
-      copy_bytes(shift, shift_sorted, total * sizeof(int32_t), gpu, ps.stream());
-      int32_t* peer_plan = plan->peer.ensure_as<int32_t>(std::max<int64_t>(total, 1));
-      copy_bytes(peer_plan, peer, total * sizeof(int32_t), gpu, ps.stream());
-      std::vector<int64_t> bounds(P + 1);
-      bucket_bounds(ex, peer_plan, total, P, bounds.data(), side[Workspace::kTemp]);
-      plan->send_counts.resize(P);
-      plan->send_first.resize(P);
-      for (int r = 0; r < P; ++r) {
-        plan->send_first[r] = bounds[r];
-        plan->send_counts[r] = bounds[r + 1] - bounds[r];
-      }
-    });
+      });
+    } catch (...) {
+      plan->valid = false;  // its buffers may be half rewritten; keep them for reuse
+      plan_ = std::move(plan);
+      throw;
+    }
     plan->n_send = total;
     comm_->exchange_counts(plan->send_counts, plan->recv_counts);
     plan->recv_first.assign(P, 0);
@@ -395,13 +431,17 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
   const int64_t send_total = layout.offsets(plan.send_counts, send_bytes, send_displs);
   const int64_t recv_total = layout.offsets(plan.recv_counts, recv_bytes, recv_displs);
-  char* sendbuf =
-      static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
-  char* recvbuf =
-      static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
-  ps.grow_for(n + plan.n_recv);
+  char *sendbuf = nullptr, *recvbuf = nullptr;
+  int64_t* peers = nullptr;
+  ParticleSet::Reservation growth;
+  agree("pvec_ghost_get: making room", [&] {
+    sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
+    recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+    peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts});
+    growth = ps.reserve_growth(n + plan.n_recv);
+  });
+  ps.install_growth(growth);
   const int64_t cap = ps.capacity();
-  int64_t* peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts});
   BlockIndex at{static_cast<const int32_t*>(plan.peer.data()), peers, peers + P, peers + 2 * P};
   double len[PVEC_MAX_DIM] = {0, 0, 0, 0};
   for (int d = 0; d < grid_.dim; ++d) len[d] = grid_.length(d);
@@ -475,10 +515,13 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
   const int64_t send_total = layout.offsets(plan.recv_counts, send_bytes, send_displs);
   const int64_t recv_total = layout.offsets(plan.send_counts, recv_bytes, recv_displs);
-  char* sendbuf =
-      static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
-  char* recvbuf =
-      static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+  char *sendbuf = nullptr, *recvbuf = nullptr;
+  int64_t* peers = nullptr;
+  agree("pvec_ghost_put: making room", [&] {
+    sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
+    recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+    peers = upload_peers(device, {&recv_displs, &plan.send_first, &plan.send_counts});
+  });
   for (int r = 0; r < P; ++r) {
     const int64_t k = plan.recv_counts[r];
     if (k == 0) continue;
@@ -494,7 +537,6 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   stats_.compute_seconds += seconds_since(t_start);
   exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_reduce = Clock::now();
-  int64_t* peers = upload_peers(device, {&recv_displs, &plan.send_first, &plan.send_counts});
   BlockIndex at{static_cast<const int32_t*>(plan.peer.data()), peers, peers + P, peers + 2 * P};
   for (size_t k = 0; k < layout.cols.size(); ++k) {
     PropertyBuffer& c = ps.column(layout.cols[k]);
