@@ -15,13 +15,13 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    pvec_status s_ = (call);                                                             \
-    if (s_ != PVEC_SUCCESS) {                                                            \
-      std::fprintf(stderr, "%s failed: %s\n", #call, pvec_last_error());                 \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                      \
-    }                                                                                    \
+#define CHECK(call)                                                      \
+  do {                                                                   \
+    pvec_status s_ = (call);                                             \
+    if (s_ != PVEC_SUCCESS) {                                            \
+      std::fprintf(stderr, "%s failed: %s\n", #call, pvec_last_error()); \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                      \
+    }                                                                    \
   } while (0)
 
 // One drift step for particle p: x += v*dt. Positions and velocity are vector[3]: component

@@ -472,9 +472,9 @@ typedef enum pvec_reduce_op {
 PVEC_API pvec_status pvec_comm_rank(pvec_vector_t vec, int* rank);
 PVEC_API pvec_status pvec_comm_size(pvec_vector_t vec, int* size);
 
-/** Subdomain owned by this rank (dim values each; lo or hi may be NULL, not both). A particle belongs to the rank whose
- *  half-open box [lo, hi) contains it; the last rank along a dimension also owns hi of a
- *  non-periodic domain. */
+/** Subdomain owned by this rank (dim values each; lo or hi may be NULL, not both). A particle
+ * belongs to the rank whose half-open box [lo, hi) contains it; the last rank along a dimension
+ * also owns hi of a non-periodic domain. */
 PVEC_API pvec_status pvec_subdomain(pvec_vector_t vec, double* lo, double* hi);
 
 /** Rank that owns point x (dim coordinates; periodic dimensions are wrapped first).
