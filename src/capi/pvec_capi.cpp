@@ -61,8 +61,9 @@ pvec_status guard(const char* fn, F&& body) {
 
 // An enum argument from C may hold any int: read its bits as an int before validating, never
 // as the C++ enum (whose out-of-range values are undefined behaviour).
+// Taken by reference: copying the parameter would already be a typed load.
 template <class E>
-int enum_value(E e) {
+int enum_value(const E& e) {
   static_assert(sizeof(E) == sizeof(int), "pvec enums are int-sized");
   int v;
   std::memcpy(&v, &e, sizeof v);
