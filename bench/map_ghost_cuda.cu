@@ -8,25 +8,19 @@
 namespace bench {
 namespace {
 
-__host__ __device__ inline uint64_t mix(uint64_t z) {  // splitmix64 finaliser
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 struct Box3 {
   double lo[3], hi[3];
 };
 
-__global__ void place(float* pos, int64_t capacity, int64_t n, Box3 box, uint64_t seed) {
+__global__ void place(float* pos, int64_t capacity, int64_t n, Box3 box, uint64_t seed,
+                      Placement order) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   for (int d = 0; d < 3; ++d) {
-    const uint64_t cell = mix(seed ^ (static_cast<uint64_t>(i) * 4 + d)) & ((1u << 20) - 1);
-    pos[d * capacity + i] =
-        static_cast<float>(box.lo[d] + (box.hi[d] - box.lo[d]) * (static_cast<double>(cell) /
-                                                                  static_cast<double>(1u << 20)));
+    const uint32_t k = grid_coord(order, seed, i, n, d);
+    pos[d * capacity + i] = static_cast<float>(
+        box.lo[d] +
+        (box.hi[d] - box.lo[d]) * (static_cast<double>(k) / static_cast<double>(1u << kGridBits)));
   }
 }
 
@@ -41,14 +35,14 @@ class CudaSide final : public Side {
  public:
   const char* name() const override { return "cuda"; }
   void init_positions(float* pos, int64_t capacity, int64_t n, const double* lo, const double* hi,
-                      uint64_t seed) override {
+                      uint64_t seed, const Placement& order) override {
     if (n == 0) return;
     Box3 b{};
     for (int d = 0; d < 3; ++d) {
       b.lo[d] = lo[d];
       b.hi[d] = hi[d];
     }
-    place<<<blocks(n), 256>>>(pos, capacity, n, b, seed);
+    place<<<blocks(n), 256>>>(pos, capacity, n, b, seed, order);
     BENCH_CUDA(cudaGetLastError());
     BENCH_CUDA(cudaDeviceSynchronize());
   }

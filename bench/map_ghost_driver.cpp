@@ -22,6 +22,7 @@
 #include <mpi.h>
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -71,23 +72,17 @@ double sum_all(double v) {
 
 // ---- Host side ------------------------------------------------------------------------------
 
-uint64_t mix(uint64_t z) {  // splitmix64 finaliser; the CUDA side uses the same
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 class HostSide final : public Side {
  public:
   const char* name() const override { return "host"; }
   void init_positions(float* pos, int64_t capacity, int64_t n, const double* lo, const double* hi,
-                      uint64_t seed) override {
+                      uint64_t seed, const Placement& order) override {
     for (int d = 0; d < 3; ++d)
       for (int64_t i = 0; i < n; ++i) {
-        const uint64_t cell = mix(seed ^ (static_cast<uint64_t>(i) * 4 + d)) & ((1u << 20) - 1);
-        pos[d * capacity + i] = static_cast<float>(
-            lo[d] + (hi[d] - lo[d]) * (static_cast<double>(cell) / static_cast<double>(1u << 20)));
+        const uint32_t k = grid_coord(order, seed, i, n, d);
+        pos[d * capacity + i] =
+            static_cast<float>(lo[d] + (hi[d] - lo[d]) * (static_cast<double>(k) /
+                                                          static_cast<double>(1u << kGridBits)));
       }
   }
   void shift(float* row, int64_t m, float dx) override {
@@ -130,7 +125,8 @@ struct Config {
   int backend = PVEC_BACKEND_AUTO;
   int host_memory = PVEC_HOST_PAGEABLE;
   double ghost_frac = 0.10;
-  double roof_bw = 0;  // bytes/s, aggregate
+  double roof_bw = 0;   // bytes/s, aggregate
+  bool sorted = false;  // --order sorted: particles ordered by cell (placement.hpp)
   bool alloc_ok = true;
   int P = 1, me = 0;
 };
@@ -230,6 +226,7 @@ void report(const char* op, int64_t n, double frac, int64_t n_global, const OpRe
              fmt("%.3f", roof_c), allocs + (pass ? " PASS" : " FAIL")});
   Json j(cfg.on_device ? "map_ghost" : "map_ghost_host");
   j.str("name", op).str("op", op).str("path", cfg.on_device ? "device" : "host");
+  j.str("order", cfg.sorted ? "sorted" : "random");
   j.integer("ranks", cfg.P).integer("n_per_rank", n).integer("n_global", n_global);
   if (frac >= 0) j.num("movers", frac);
   j.integer("reps", cfg.reps)
@@ -285,8 +282,13 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
   }
   int64_t cap = 0;
   BENCH_PVEC(pvec_capacity(v, &cap));
+  // Sorted order: cells no narrower than the ghost width, as a cell list for that cut-off.
+  Placement order;
+  order.sorted = cfg.sorted;
+  for (int k = 0; k < 3; ++k)
+    order.cells[k] = std::max<int64_t>(1, static_cast<int64_t>(L[k] / d.ghost_width));
   side->init_positions(pos_of(v, cfg.on_device), cap, n, lo, hi,
-                       0x5eed0000ull + static_cast<uint64_t>(cfg.me));
+                       0x5eed0000ull + static_cast<uint64_t>(cfg.me), order);
   const int64_t n_global = static_cast<int64_t>(sum_all(static_cast<double>(n)));
 
   // Map: every rank shifts its first f*n particles by its subdomain width along a split
@@ -377,6 +379,9 @@ int run_map_ghost(int argc, char** argv, bool on_device) {
       "  --movers LIST      mover fractions (default 0.01,0.1,0.5)\n"
       "  --ghost-frac F     target ghosts per local particle (default 0.10)\n"
       "  --no-ghost         map only\n"
+      "  --order random|sorted  particle order in memory: random (default; ghosts and\n"
+      "                     movers are scattered over the arrays) or sorted by cell, as\n"
+      "                     codes with cell lists keep them\n"
       "  --reps N           timed repetitions (default 10)\n"
       "  --warmup N         untimed repetitions first (default 2)\n"
       "  --backend auto|host|cuda  (default " +
@@ -400,6 +405,9 @@ int run_map_ghost(int argc, char** argv, bool on_device) {
   cfg.flags = on_device ? static_cast<unsigned>(PVEC_ON_DEVICE) : 0u;
   cfg.ghost_frac = args.real("--ghost-frac", 0.10);
   const bool do_ghost = !args.flag("--no-ghost");
+  const std::string order = args.value("--order", "random");
+  if (order != "random" && order != "sorted") die("--order random|sorted");
+  cfg.sorted = order == "sorted";
   cfg.reps = static_cast<int>(args.count("--reps", quick ? 5 : 10));
   cfg.warmup = static_cast<int>(args.count("--warmup", 2));
   const std::string backend = args.value("--backend", on_device ? "auto" : "host");
@@ -441,12 +449,12 @@ int run_map_ghost(int argc, char** argv, bool on_device) {
   if (cfg.me == 0) {
     std::printf(
         "# %s: %d rank(s), %s path, memory: %s%s; realistic 64-byte particle, "
-        "periodic unit box, ghosts ~%.0f%%\n",
+        "periodic unit box, ghosts ~%.0f%%, particle order: %s\n",
         prog.c_str(), cfg.P, on_device ? "device" : "host", side_name,
         on_device && std::string(side_name) == "host"
             ? " (no CUDA device: the device path runs on the host backend)"
             : "",
-        100 * cfg.ghost_frac);
+        100 * cfg.ghost_frac, cfg.sorted ? "sorted by cell" : "random");
     std::printf(
         "# roofline: %s copy, all ranks at once, %.1f GB/s (read+write); median of "
         "%d reps after %d warm-up; times are the slowest rank's\n",
@@ -456,6 +464,7 @@ int run_map_ghost(int argc, char** argv, bool on_device) {
         .str("path", on_device ? "device" : "host")
         .str("memory", side_name)
         .integer("ranks", cfg.P)
+        .str("order", cfg.sorted ? "sorted" : "random")
         .integer("reps", cfg.reps)
         .num("ghost_frac", cfg.ghost_frac)
         .integer("roofline_bytes", roof_bytes)

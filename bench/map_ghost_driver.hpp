@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "placement.hpp"
+
 namespace bench {
 
 // What the benchmark does to a mirror outside pvec: place particles, move some, and measure
@@ -16,10 +18,11 @@ class Side {
   virtual ~Side() = default;
   virtual const char* name() const = 0;
   // Positions (f32, row d at pos + d*capacity) of particles [0, n): a pseudo-random point of
-  // the box [lo, hi) on a grid of 2^20 cells per dimension, so that shifting by a dyadic
-  // subdomain width is exact and never lands a particle on a boundary by rounding.
+  // the box [lo, hi) on a grid of 2^20 cells per dimension (grid_coord, in the order the
+  // placement asks for), so that shifting by a dyadic subdomain width is exact and never
+  // lands a particle on a boundary by rounding.
   virtual void init_positions(float* pos, int64_t capacity, int64_t n, const double* lo,
-                              const double* hi, uint64_t seed) = 0;
+                              const double* hi, uint64_t seed, const Placement& order) = 0;
   // row[i] += dx for particles [0, m) of one position row; finished when it returns.
   virtual void shift(float* row, int64_t m, float dx) = 0;
   // Memory for the roofline copy, and one synchronous copy of `bytes`.

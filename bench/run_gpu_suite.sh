@@ -6,6 +6,7 @@
 #
 #   --quick         every program with --quick (tiny sizes), MPI runs at 2 ranks only
 #   --only LIST     comma-separated subset of: kernel,transfer,growth,map,map_host
+#                   (map runs both particle orders, random and sorted by cell)
 #                   (the build always runs; it is incremental)
 #   --budget S      wall-clock budget of the whole call in seconds (default 540, quick 300);
 #                   each program gets a time limit that keeps the total inside it, and a
@@ -126,11 +127,16 @@ if want growth; then
 fi
 if want map; then
   L="$RES/map_ghost.log"; : > "$L"
-  if [ $QUICK = 0 ]; then
-    step map_ghost_np1 "$L" 50 "$B/bench_map_ghost" --sizes 2^20,2^22,2^24,2^26,2^27
-  fi
-  step map_ghost_np2 "$L" 80 "${MPIRUN[@]}" -n 2 "$B/bench_map_ghost" \
-    $(pick --quick "--sizes 2^20,2^22,2^24,2^26")
+  # Both particle orders: random (ghosts and movers scattered over the arrays) and sorted by
+  # cell, as codes with cell lists keep them.
+  for order in random sorted; do
+    if [ $QUICK = 0 ]; then
+      step "map_ghost_np1_$order" "$L" 50 "$B/bench_map_ghost" --order $order \
+        --sizes 2^20,2^22,2^24,2^26,2^27
+    fi
+    step "map_ghost_np2_$order" "$L" 80 "${MPIRUN[@]}" -n 2 "$B/bench_map_ghost" --order $order \
+      $(pick --quick "--sizes 2^20,2^22,2^24,2^26")
+  done
 fi
 if want map_host; then
   L="$RES/map_ghost_host.log"; : > "$L"
