@@ -8,6 +8,7 @@
 #include "backend/device.hpp"
 #include "backend/exec.hpp"
 #include "core/error.hpp"
+#include "memory/scratch_buffer.hpp"
 
 #include <cstdint>
 
@@ -25,6 +26,31 @@ __global__ void for_each_kernel(int64_t n, F f) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
     f(i);
+}
+
+// Per thread sums in registers, then a warp shuffle, then one atomic per warp: with the grid
+// capped (for_each_count) that is a few thousand atomics per counter, whatever n is.
+// At most 40 registers (6 blocks of 256 per multiprocessor): the labelling pass is bound by
+// the loads in flight, so occupancy matters more than its rarely taken slow path.
+template <int K, class F>
+__global__ void __launch_bounds__(256, 6)
+    for_each_count_kernel(int64_t n, F f, unsigned long long* counts) {
+  unsigned mine[K];  // a thread sees at most n / (grid size) elements
+#pragma unroll
+  for (int k = 0; k < K; ++k) mine[k] = 0;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    const uint32_t bits = f(i);
+#pragma unroll
+    for (int k = 0; k < K; ++k) mine[k] += (bits >> k) & 1u;
+  }
+#pragma unroll
+  for (int k = 0; k < K; ++k) {
+    unsigned long long v = mine[k];
+    for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
+    if ((threadIdx.x & 31) == 0 && v != 0) atomicAdd(&counts[k], v);
+  }
 }
 #endif
 
@@ -45,6 +71,42 @@ void for_each(const Exec& exec, int64_t n, F f) {
 #endif
   }
   for (int64_t i = 0; i < n; ++i) f(i);
+}
+
+// for_each_count(exec, n, f, tmp, counts): calls f(i) for i in [0, n) like for_each, where
+// f returns a set of bits, and sets counts[k] to the number of calls that set bit k. One
+// pass over the data instead of a pass per count. Synchronises the stream (the counts are
+// read back); tmp holds the device counters.
+template <int K, class F>
+void for_each_count(const Exec& exec, int64_t n, F f, ScratchBuffer& tmp, int64_t (&counts)[K]) {
+  for (int k = 0; k < K; ++k) counts[k] = 0;
+  if (n <= 0) return;
+  if (exec.on_device) {
+#if defined(__CUDACC__)
+    constexpr int kBlock = 256;
+    int64_t blocks = (n + kBlock - 1) / kBlock;
+    if (blocks > 2048) blocks = 2048;  // enough to fill an H200 several times over
+    auto* d = static_cast<unsigned long long*>(tmp.ensure(K * sizeof(unsigned long long)));
+    zero_2d(d, K * sizeof(unsigned long long), K * sizeof(unsigned long long), 1, true,
+            exec.stream);
+    for_each_count_kernel<K>
+        <<<static_cast<unsigned>(blocks), kBlock, 0, static_cast<cudaStream_t>(exec.stream)>>>(n, f,
+                                                                                               d);
+    check_launch("for_each_count kernel launch");
+    unsigned long long h[K];
+    copy_bytes(h, d, sizeof h, true, exec.stream);
+    stream_synchronize(exec.stream);
+    for (int k = 0; k < K; ++k) counts[k] = static_cast<int64_t>(h[k]);
+    return;
+#else
+    (void)tmp;
+    fail(PVEC_ERROR_INTERNAL, "device execution requested in a file compiled without CUDA");
+#endif
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const uint32_t bits = f(i);
+    for (int k = 0; k < K; ++k) counts[k] += (bits >> k) & 1u;
+  }
 }
 
 }  // namespace pvec::detail

@@ -21,18 +21,6 @@ namespace pvec::detail {
 namespace {
 
 #if defined(__CUDACC__)
-void check_cuda(cudaError_t err, const char* what) {
-  if (err != cudaSuccess)
-    fail(PVEC_ERROR_CUDA, what, ": ", cudaGetErrorName(err), ": ", cudaGetErrorString(err));
-}
-
-int as_cub_count(int64_t n) {
-  if (n > std::numeric_limits<int>::max())
-    fail(PVEC_ERROR_NOT_SUPPORTED, "device primitives handle at most 2^31-1 items per rank, got ",
-         n);
-  return static_cast<int>(n);
-}
-
 struct EqualTo {
   const int32_t* keys;
   int32_t value;
@@ -65,6 +53,20 @@ struct LowerBound {
 };
 
 }  // namespace
+
+#if defined(__CUDACC__)
+void check_cuda(cudaError_t err, const char* what) {
+  if (err != cudaSuccess)
+    fail(PVEC_ERROR_CUDA, what, ": ", cudaGetErrorName(err), ": ", cudaGetErrorString(err));
+}
+#endif
+
+int as_cub_count(int64_t n) {
+  if (n > std::numeric_limits<int>::max())
+    fail(PVEC_ERROR_NOT_SUPPORTED, "device primitives handle at most 2^31-1 items per rank, got ",
+         n);
+  return static_cast<int>(n);
+}
 
 int64_t count_equal(const Exec& exec, const int32_t* keys, int64_t n, int32_t value,
                     ScratchBuffer& tmp) {

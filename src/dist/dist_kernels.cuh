@@ -48,35 +48,89 @@ PVEC_HD T wrap_stored(const CartGrid& g, int d, T x) {
 #define PVEC_UNROLL
 #endif
 
+// An axis-aligned band [lo_d, hi_d) per dimension with bounds stored in the position type:
+// for x of type T and a double bound b, x >= b exactly when x >= ceil_to<T>(b) (and likewise
+// for <), so the test is a few comparisons in T, no conversion and no double arithmetic.
+// Built on the host (band_of) for the fast paths of the position kernels.
+template <class T, int DIM>
+struct Band {
+  T lo[DIM];
+  T hi[DIM];
+  // All coordinates inside (false for NaN).
+  PVEC_HD bool contains(const T* x) const {
+    bool in = true;
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) in = in && x[d] >= lo[d] && x[d] < hi[d];
+    return in;
+  }
+};
+
+template <class T, int DIM>
+Band<T, DIM> band_of(const double* lo, const double* hi) {
+  Band<T, DIM> b;
+  for (int d = 0; d < DIM; ++d) {
+    b.lo[d] = ceil_to<T>(lo[d]);
+    b.hi[d] = ceil_to<T>(hi[d]);
+  }
+  return b;
+}
+
 // dest[i] = rank owning particle i, or -1 when it is outside a non-periodic boundary or not
-// finite.
+// finite. Returns the bits kOutside (dest -1), kMover (dest is not this rank, kOutside
+// included) and kWrap (a periodic coordinate lies outside the box: WrapPositions has work),
+// which for_each_count sums in the same pass.
 template <class T, int DIM>
 struct LabelOwner {
+  static constexpr uint32_t kOutside = 1, kMover = 2, kWrap = 4;
   CartGrid g;
   const T* pos;
   int64_t cap;
   int32_t* dest;
-  PVEC_HD void operator()(int64_t i) const {
+  uint8_t* wrap_flag;  // 1 where WrapPositions has work
+  int me;
+  Band<T, DIM> own;  // this rank's subdomain: a particle inside stays, with no arithmetic
+  PVEC_HD uint32_t operator()(int64_t i) const {
+    T xs[DIM];
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) xs[d] = load_ro(pos + d * cap + i);
+    if (own.contains(xs)) {
+      dest[i] = me;
+      wrap_flag[i] = 0;
+      return 0;
+    }
     int r = 0;
-    bool inside = true;
+    bool inside = true, wrap = false;
     PVEC_UNROLL
     for (int d = 0; d < DIM; ++d) {
-      T x = pos[d * cap + i];
-      inside = inside && g.inside(d, static_cast<double>(x));
+      const T x = xs[d];
+      const double xd = static_cast<double>(x);
+      inside = inside && g.inside(d, xd);
+      wrap = wrap || (g.periodic[d] && !(xd >= g.lo[d] && xd < g.hi[d]));
       int c = inside ? g.cell(d, static_cast<double>(wrap_stored(g, d, x))) : 0;
       r = r * g.dims[d] + c;
     }
     dest[i] = inside ? r : -1;
+    wrap_flag[i] = inside && wrap ? 1 : 0;
+    if (!inside) return kOutside | kMover;
+    return (r != me ? kMover : 0u) | (wrap ? kWrap : 0u);
   }
 };
 
+// Whether LabelOwner flagged particle i for wrapping.
+struct Flagged {
+  const uint8_t* flag;
+  PVEC_HD bool operator()(int64_t i) const { return flag[i] != 0; }
+};
+
+// Wraps the periodic coordinates of particle list[j] (LabelOwner flagged it) into the box.
 template <class T, int DIM>
 struct WrapPositions {
   CartGrid g;
   T* pos;
   int64_t cap;
-  PVEC_HD void operator()(int64_t i) const {
-    // Most particles are in the box: read, and write only what changes.
+  const int64_t* list;
+  PVEC_HD void operator()(int64_t j) const {
+    const int64_t i = list[j];
     PVEC_UNROLL
     for (int d = 0; d < DIM; ++d)
       if (g.periodic[d]) {
@@ -87,16 +141,34 @@ struct WrapPositions {
   }
 };
 
-// Copy particle src[j] onto particle dst[j] within one column (filling holes left by movers).
-template <class T>
+// The columns a fused kernel walks, as an array of kColWords int64 per column (on the side
+// the kernel runs on): base address, components, bytes per particle before the column in a
+// message, element size (4 or 8) plus kShifted when the column is the positions and its
+// values take the entry's periodic shift.
+constexpr int kColWords = 4;
+constexpr int64_t kShifted = int64_t{1} << 32;
+
+// Copy particle src[j] onto particle dst[j] in every column (filling holes left by movers).
 struct MoveRows {
-  T* col;
+  const int64_t* cols;
+  int ncols;
   int64_t cap;
-  int64_t ncomp;
   const int64_t* dst;
   const int64_t* src;
   PVEC_HD void operator()(int64_t j) const {
-    for (int64_t c = 0; c < ncomp; ++c) col[c * cap + dst[j]] = col[c * cap + src[j]];
+    const int64_t s = src[j], t = dst[j];
+    for (int q = 0; q < ncols; ++q) {
+      const int64_t* c = cols + kColWords * q;
+      char* base = reinterpret_cast<char*>(c[0]);
+      const int64_t ncomp = c[1];
+      if ((c[3] & 0xff) == 8) {
+        auto* col = reinterpret_cast<uint64_t*>(base);
+        for (int64_t k = 0; k < ncomp; ++k) col[k * cap + t] = col[k * cap + s];
+      } else {
+        auto* col = reinterpret_cast<uint32_t*>(base);
+        for (int64_t k = 0; k < ncomp; ++k) col[k * cap + t] = col[k * cap + s];
+      }
+    }
   }
 };
 
@@ -134,29 +206,48 @@ struct BlockIndex {
   }
 };
 
-template <class T>
-struct PackColumn {
+// Entry j into its peer's message block, every column in one pass (the entry's indices are
+// read once for all columns). P is the position type, used for the shifted column.
+template <class P>
+struct PackRows {
   BlockIndex at;
   char* buf;
   const int64_t* src;
-  const T* col;
+  const int64_t* cols;
+  int ncols;
   int64_t cap;
-  int64_t ncomp;
-  int64_t prefix;
-  const int32_t* shift;  // packed periodic shifts (positions only), or null
+  const int32_t* shift;  // packed periodic shifts, or null
   double len[PVEC_MAX_DIM];
   PVEC_HD void operator()(int64_t j) const {
     int64_t off, k, local;
-    at.locate(j, prefix, off, k, local);
-    T* dst = reinterpret_cast<T*>(buf + off);
+    at.locate(j, 0, off, k, local);
     const int64_t s = src[j];
-    for (int64_t c = 0; c < ncomp; ++c) {
-      T v = col[c * cap + s];
-      if (shift != nullptr) {
-        int sc = static_cast<int8_t>((static_cast<uint32_t>(shift[j]) >> (8 * c)) & 0xffu);
-        if (sc != 0) v = v + static_cast<T>(sc * len[c]);
+    const uint32_t code = shift != nullptr ? static_cast<uint32_t>(shift[j]) : 0u;
+    for (int q = 0; q < ncols; ++q) {
+      const int64_t* c = cols + kColWords * q;
+      const char* base = reinterpret_cast<const char*>(c[0]);
+      const int64_t ncomp = c[1];
+      char* block = buf + off + k * c[2];
+      if ((c[3] & kShifted) != 0) {
+        const P* col = reinterpret_cast<const P*>(base);
+        P* dst = reinterpret_cast<P*>(block);
+        for (int64_t e = 0; e < ncomp; ++e) {
+          P v = col[e * cap + s];
+          const int sc = static_cast<int8_t>((code >> (8 * e)) & 0xffu);
+          // len indexed by a run-time e would put the array in local memory.
+          const double L = e == 0 ? len[0] : e == 1 ? len[1] : e == 2 ? len[2] : len[3];
+          if (sc != 0) v = v + static_cast<P>(sc * L);
+          dst[e * k + local] = v;
+        }
+      } else if ((c[3] & 0xff) == 8) {
+        const auto* col = reinterpret_cast<const uint64_t*>(base);
+        auto* dst = reinterpret_cast<uint64_t*>(block);
+        for (int64_t e = 0; e < ncomp; ++e) dst[e * k + local] = col[e * cap + s];
+      } else {
+        const auto* col = reinterpret_cast<const uint32_t*>(base);
+        auto* dst = reinterpret_cast<uint32_t*>(block);
+        for (int64_t e = 0; e < ncomp; ++e) dst[e * k + local] = col[e * cap + s];
       }
-      dst[c * k + local] = v;
     }
   }
 };
@@ -223,124 +314,151 @@ struct ReduceColumn {
   }
 };
 
-// key[i] = 0 for a particle that can be no ghost anywhere: in every dimension its own cell
-// is its only candidate (tested with the same expressions as GhostCandidates::candidate,
-// away from wrapping cells) and that cell is this rank's; 1 otherwise. Only the particles
-// with key 1 go through GhostCandidates, so its lanes are not idled by interior ones.
+// What the count pass of GhostCandidates learnt about a particle near a boundary, for the
+// fill pass: per dimension the first valid unwrapped cell and the mask of valid cells from
+// there (bit k: cell lo + k). lo[0] == kSlowRecord marks a particle whose ranges did not fit
+// a mask; the fill pass starts over from its position.
+template <int DIM>
+struct NearRecord {
+  int64_t i;
+  int32_t lo[DIM];
+  uint32_t mask[DIM];
+};
+constexpr int32_t kSlowRecord = INT32_MIN;
+
+// The identity on indices: what select_values selects when it selects indices.
+struct IndexOf {
+  PVEC_HD int64_t operator()(int64_t i) const { return i; }
+};
+
+// Whether particle i may be a ghost anywhere: false only when it lies in this rank's
+// subdomain shrunk by the ghost width on every side that has a neighbour (`inner`, see
+// inner_band in distribution.cu), so that every dimension leaves it one candidate, its own
+// cell. Across a periodic boundary the candidate test runs on the shifted coordinate rounded
+// to T, so there the band is shrunk by a few more units in the last place and
+// GhostCandidates' exact test has the last word.
 template <class T, int DIM>
-struct GhostBoundary {
-  CartGrid g;
-  double width;
+struct GhostNear {
+  Band<T, DIM> inner;
   const T* pos;
   int64_t cap;
-  int me;
-  int32_t* key;
-  PVEC_HD void operator()(int64_t i) const {
-    bool interior = true;
-    int r = 0;
+  PVEC_HD bool operator()(int64_t i) const {
+    T xs[DIM];
     PVEC_UNROLL
-    for (int d = 0; d < DIM; ++d) {
-      const double x = static_cast<double>(pos[d * cap + i]);
-      const int c = g.cell(d, x);
-      const bool in_cell = x >= g.edge(d, c) && x < g.edge(d, c + 1);
-      const bool low = c > 0 ? !(x < g.edge(d, c) + width) : !g.periodic[d];
-      const bool high = c < g.dims[d] - 1 ? !(x >= g.edge(d, c + 1) - width) : !g.periodic[d];
-      interior = interior && in_cell && low && high;
-      r = r * g.dims[d] + c;
-    }
-    key[i] = interior && r == me ? 0 : 1;
+    for (int d = 0; d < DIM; ++d) xs[d] = load_ro(pos + d * cap + i);
+    return !inner.contains(xs);
   }
 };
 
+PVEC_HD inline int lowest_bit(uint32_t m) {
+#if defined(__CUDA_ARCH__)
+  return __ffs(m) - 1;
+#else
+  return __builtin_ctz(m);
+#endif
+}
+PVEC_HD inline int highest_bit(uint32_t m) {
+#if defined(__CUDA_ARCH__)
+  return 31 - __clz(m);
+#else
+  return 31 - __builtin_clz(m);
+#endif
+}
+PVEC_HD inline int bit_count(uint32_t m) {
+#if defined(__CUDA_ARCH__)
+  return __popc(m);
+#else
+  return __builtin_popcount(m);
+#endif
+}
+
 // Ghost candidates of particle i: every (rank, periodic shift) whose subdomain, widened by
-// the ghost width, contains the shifted position, except (this rank, no shift). Count pass
-// (out == nullptr semantics via fill == false) and fill pass share the enumeration.
+// the ghost width, contains the shifted position, except (this rank, no shift).
+//
+// Per dimension the candidates are unwrapped cells u of one contiguous range: the range the
+// floors of x -+ width give, widened by one against rounding, tested cell by cell (the only
+// floating-point work) into a bit mask. A particle's candidates are the combinations of one
+// valid cell per dimension, so the count pass multiplies bit counts and keeps the masks in a
+// record, and the fill pass walks the combinations of the record with integer arithmetic
+// only. A range wider than 32 cells (a ghost layer spanning tens of subdomains) is tested
+// combination by combination instead, in both passes.
+//
+// Count pass (fill false): particle near[j]; writes count[j] and record[j]. Fill pass: reads
+// record[j] and writes entries offset[j].. in the order of the combinations (last dimension
+// fastest).
 template <class T, int DIM>
 struct GhostCandidates {
   CartGrid g;
   double width;
+  int me;
+  int own[DIM];  // this rank's cell per dimension
+  bool fill;
   const T* pos;
   int64_t cap;
-  int me;
-  bool fill;
-  const int64_t* subset;  // the particles to examine (GhostBoundary's selection)
-  int64_t* count;         // count pass: candidates of particle subset[j]
-  const int64_t* offset;  // fill pass: first slot of particle subset[j]
+  const int64_t* near;      // count pass: the particles to examine (GhostNear)
+  NearRecord<DIM>* record;  // written by the count pass, read by the fill pass
+  int64_t* count;           // count pass: candidates of particle j
+  const int64_t* offset;    // fill pass: first slot of particle j
   int32_t* peer;
   int64_t* src;
   int32_t* shift;
 
-  PVEC_HD static int64_t floor_div(int64_t a, int64_t b) {
-    if (a >= 0 && a < b) return 0;  // the common case, without a 64-bit division
-    int64_t q = a / b;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+  // Periodic shift s (in box lengths) that brings the unwrapped cell u into [0, D):
+  // u + s D in [0, D). The shifts by one box length, the only ones a ghost layer narrower
+  // than the box needs, take no 64-bit division (which costs ~100 instructions on a GPU).
+  PVEC_HD static int64_t wrap_shift(int64_t u, int64_t D) {
+    if (u >= 0) return u < D ? 0 : (u < 2 * D ? -1 : -(u / D));
+    return u >= -D ? 1 : (D - 1 - u) / D;  // ceil(-u / D)
   }
 
-  // Unwrapped cell u along d: periodic shift, wrapped cell, and whether the shifted
-  // coordinate lies in that cell's subdomain widened by the ghost width.
-  PVEC_HD bool candidate(int d, double x, int64_t u, int& cell, int& sh) const {
-    int64_t s = g.periodic[d] ? -floor_div(u, g.dims[d]) : 0;
-    int64_t cw = u + s * g.dims[d];
+  // Wrapped cell and shift of unwrapped cell u along d; false when there is none (outside a
+  // non-periodic boundary, or a shift beyond the byte it is stored in).
+  PVEC_HD bool cell_of(int d, int64_t u, int& cell, int& sh) const {
+    const int64_t s = g.periodic[d] ? wrap_shift(u, g.dims[d]) : 0;
+    const int64_t cw = u + s * g.dims[d];
     if (cw < 0 || cw >= g.dims[d] || s < -127 || s > 127) return false;
-    // Decide on the coordinate the ghost will carry: shifted in the position type, as
-    // PackColumn stores it.
-    const T shifted = static_cast<T>(static_cast<T>(x) + static_cast<T>(s * g.length(d)));
-    double xs = s == 0 ? x : static_cast<double>(shifted);
     cell = static_cast<int>(cw);
     sh = static_cast<int>(s);
+    return true;
+  }
+
+  // Whether unwrapped cell u along d is a candidate: the coordinate the ghost will carry
+  // (shifted in the position type, as PackRows stores it) lies in that cell's subdomain
+  // widened by the ghost width.
+  PVEC_HD bool candidate(int d, double x, int64_t u) const {
+    int cell = 0, s = 0;
+    if (!cell_of(d, u, cell, s)) return false;
+    const T shifted = static_cast<T>(static_cast<T>(x) + static_cast<T>(s * g.length(d)));
+    const double xs = s == 0 ? x : static_cast<double>(shifted);
     return xs >= g.edge(d, cell) - width && xs < g.edge(d, cell + 1) + width;
   }
 
-  PVEC_HD void operator()(int64_t j) const {
-    const int64_t i = subset[j];
-    // Per dimension, the candidate cells form a contiguous range of unwrapped indices: take
-    // the range the floors give, widened by one against rounding, then trim both ends with
-    // the exact test. An interior particle is left with one cell per dimension.
-    int64_t lo[DIM], size[DIM];
-    double x[DIM];
-    bool finite = true;
-    PVEC_UNROLL
-    for (int d = 0; d < DIM; ++d) {
-      x[d] = static_cast<double>(pos[d * cap + i]);
-      finite = finite && x[d] - x[d] == 0;
-    }
-    if (!finite) {  // a NaN or Inf coordinate is near no subdomain
-      if (!fill) count[j] = 0;
-      return;
-    }
+  // Walks the combinations like an odometer (no division); with masks (fast) each cell's
+  // validity is a bit, otherwise it is tested. Fill: writes the entries from base. Returns
+  // how many there are.
+  PVEC_HD int64_t walk(int64_t i, const int64_t* lo, const int64_t* size, const uint32_t* mask,
+                       bool fast, const double* x, int64_t base) const {
     int64_t combos = 1;
-    int cell, sh;
+    int64_t step[DIM];
     PVEC_UNROLL
     for (int d = 0; d < DIM; ++d) {
-      int64_t a = g.cell_unclamped(d, x[d] - width) - 1;
-      int64_t b = g.cell_unclamped(d, x[d] + width) + 1;
-      if (!g.periodic[d]) {
-        if (a < 0) a = 0;
-        if (b > g.dims[d] - 1) b = g.dims[d] - 1;
-      }
-      while (a <= b && !candidate(d, x[d], a, cell, sh)) ++a;
-      while (b >= a && !candidate(d, x[d], b, cell, sh)) --b;
-      lo[d] = a;
-      size[d] = b >= a ? b - a + 1 : 0;
       combos *= size[d];
+      step[d] = 0;
     }
     int64_t n = 0;
-    const int64_t base = fill ? offset[j] : 0;
     for (int64_t k = 0; k < combos; ++k) {
-      int64_t rest = k;
-      int r = 0, mult = 1;  // row-major rank, last dimension fastest
+      int r = 0;  // row-major rank, last dimension fastest
       uint32_t code = 0;
       bool ok = true, zero = true;
       PVEC_UNROLL
-      for (int d = DIM - 1; d >= 0; --d) {
-        const int64_t u = lo[d] + rest % size[d];
-        rest /= size[d];
-        int c = 0, s = 0;
-        ok = ok && candidate(d, x[d], u, c, s);
-        zero = zero && s == 0;
-        code |= (static_cast<uint32_t>(s) & 0xffu) << (8 * d);
-        r += c * mult;
-        mult *= g.dims[d];
+      for (int d = 0; d < DIM; ++d) {
+        int c = 0, sh = 0;
+        const int64_t u = lo[d] + step[d];
+        ok = ok && cell_of(d, u, c, sh) &&
+             (fast ? ((mask[d] >> step[d]) & 1u) != 0 : candidate(d, x[d], u));
+        zero = zero && sh == 0;
+        code |= (static_cast<uint32_t>(sh) & 0xffu) << (8 * d);
+        r = r * g.dims[d] + c;
       }
       if (ok && !(r == me && zero)) {
         if (fill) {
@@ -350,8 +468,102 @@ struct GhostCandidates {
         }
         ++n;
       }
+      bool carry = true;
+      PVEC_UNROLL
+      for (int d = DIM - 1; d >= 0; --d)
+        if (carry) {
+          carry = ++step[d] == size[d];
+          if (carry) step[d] = 0;
+        }
     }
-    if (!fill) count[j] = n;
+    return n;
+  }
+
+  PVEC_HD void operator()(int64_t j) const {
+    int64_t lo[DIM], size[DIM];
+    uint32_t mask[DIM];
+    int64_t i = 0;
+    if (fill) {
+      const NearRecord<DIM> rec = record[j];
+      i = rec.i;
+      if (rec.lo[0] != kSlowRecord) {  // integer work only
+        PVEC_UNROLL
+        for (int d = 0; d < DIM; ++d) {
+          lo[d] = rec.lo[d];
+          mask[d] = rec.mask[d];
+          size[d] = mask[d] != 0 ? highest_bit(mask[d]) + 1 : 0;
+        }
+        walk(i, lo, size, mask, true, nullptr, offset[j]);
+        return;
+      }
+    } else {
+      i = near[j];
+    }
+    double x[DIM];
+    bool finite = true;
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      x[d] = static_cast<double>(load_ro(pos + d * cap + i));
+      finite = finite && x[d] - x[d] == 0;
+    }
+    if (!finite) {  // a NaN or Inf coordinate is near no subdomain
+      if (!fill) {
+        count[j] = 0;
+        NearRecord<DIM> rec{};
+        rec.i = i;  // empty masks: no candidate
+        record[j] = rec;
+      }
+      return;
+    }
+    bool fast = true;
+    int own_combo = 1;  // (own cells, no shift) lies among the combinations
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      int64_t a = g.cell_unclamped(d, x[d] - width) - 1;
+      int64_t b = g.cell_unclamped(d, x[d] + width) + 1;
+      if (!g.periodic[d]) {
+        if (a < 0) a = 0;
+        if (b > g.dims[d] - 1) b = g.dims[d] - 1;
+      }
+      mask[d] = 0;
+      if (b - a < 32 && a > -(int64_t{1} << 30) && a < (int64_t{1} << 30)) {
+        for (int64_t u = a; u <= b; ++u)
+          if (candidate(d, x[d], u)) mask[d] |= 1u << (u - a);
+        const int first = mask[d] != 0 ? lowest_bit(mask[d]) : 0;
+        lo[d] = a + first;
+        size[d] = mask[d] != 0 ? highest_bit(mask[d]) - first + 1 : 0;
+        mask[d] >>= first;
+        const int64_t k = own[d] - lo[d];  // own cell unshifted: u == own[d]
+        own_combo = own_combo && k >= 0 && k < size[d] && ((mask[d] >> k) & 1u);
+      } else {  // wider than a mask: trim the ends, test inside combination by combination
+        fast = false;
+        while (a <= b && !candidate(d, x[d], a)) ++a;
+        while (b >= a && !candidate(d, x[d], b)) --b;
+        lo[d] = a;
+        size[d] = b >= a ? b - a + 1 : 0;
+      }
+    }
+    if (fill) {  // a slow record
+      walk(i, lo, size, mask, false, x, offset[j]);
+      return;
+    }
+    NearRecord<DIM> rec;
+    rec.i = i;
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      rec.lo[d] = fast ? static_cast<int32_t>(lo[d]) : 0;
+      rec.mask[d] = mask[d];
+    }
+    if (!fast) rec.lo[0] = kSlowRecord;
+    record[j] = rec;
+    if (fast) {
+      int64_t n = 1;
+      PVEC_UNROLL
+      for (int d = 0; d < DIM; ++d) n *= bit_count(mask[d]);
+      count[j] = n - own_combo;
+    } else {
+      count[j] = walk(i, lo, size, mask, false, x, 0);
+    }
   }
 };
 

@@ -65,7 +65,8 @@ class DistVector {
   // pinned host memory when MPI cannot take device pointers.
   void exchange(bool device, const void* send, const std::vector<int64_t>& send_bytes,
                 const std::vector<int64_t>& send_displs, void* recv,
-                const std::vector<int64_t>& recv_bytes, const std::vector<int64_t>& recv_displs);
+                const std::vector<int64_t>& recv_bytes, const std::vector<int64_t>& recv_displs,
+                bool copy_self);
   // Runs f, then every rank learns whether any rank failed: the failing rank rethrows its
   // error, the others fail with PVEC_ERROR_MPI, so no rank is left waiting in a collective.
   template <class F>

@@ -5,6 +5,7 @@
 #include "backend/for_each.cuh"
 #include "backend/kernels.hpp"
 #include "backend/primitives.hpp"
+#include "backend/select_if.cuh"
 #include "core/error.hpp"
 #include "dist/dist_kernels.cuh"
 #include "dist/dist_vector.hpp"
@@ -13,6 +14,7 @@
 #include "dist/message_layout.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <type_traits>
 
@@ -51,15 +53,6 @@ void with_pos_type(pvec_dtype t, F&& f) {
     f(double{});
 }
 
-// Calls f(T{}) with the unsigned type of a column's element size: moving bits needs no type.
-template <class F>
-void with_bits(size_t elem, F&& f) {
-  if (elem == 4)
-    f(uint32_t{});
-  else
-    f(uint64_t{});
-}
-
 template <class F>
 void with_dtype(pvec_dtype t, F&& f) {
   switch (t) {
@@ -82,6 +75,56 @@ void with_dtype(pvec_dtype t, F&& f) {
       f(uint64_t{});
       break;
   }
+}
+
+// This rank's subdomain as a Band: the particles LabelOwner can label without arithmetic.
+template <class T, int DIM>
+Band<T, DIM> own_band(const CartGrid& g, int me) {
+  int c[PVEC_MAX_DIM] = {0, 0, 0, 0};
+  g.cells_of_rank(me, c);
+  double lo[DIM], hi[DIM];
+  for (int d = 0; d < DIM; ++d) {
+    lo[d] = g.edge(d, c[d]);
+    hi[d] = g.edge(d, c[d] + 1);
+  }
+  return band_of<T, DIM>(lo, hi);
+}
+
+// The subdomain shrunk by the ghost width on every side with a neighbour: a particle inside
+// is a ghost nowhere (GhostNear). Non-periodic domain boundaries have no neighbour; across a
+// periodic one the images are tested on coordinates rounded to T, so the band gives way by a
+// few units in the last place there.
+template <class T, int DIM>
+Band<T, DIM> inner_band(const CartGrid& g, int me, double width) {
+  int c[PVEC_MAX_DIM] = {0, 0, 0, 0};
+  g.cells_of_rank(me, c);
+  const double eps = sizeof(T) == 4 ? 1.1920928955078125e-7 : 2.220446049250313e-16;
+  double lo[DIM], hi[DIM];
+  for (int d = 0; d < DIM; ++d) {
+    const double slack = 4 * eps * (std::fabs(g.lo[d]) + std::fabs(g.hi[d]) + g.length(d));
+    const bool first = c[d] == 0, last = c[d] == g.dims[d] - 1;
+    lo[d] = g.edge(d, c[d]) + (first && !g.periodic[d] ? 0 : width + (first ? slack : 0));
+    hi[d] = g.edge(d, c[d] + 1) - (last && !g.periodic[d] ? 0 : width + (last ? slack : 0));
+  }
+  return band_of<T, DIM>(lo, hi);
+}
+
+// The columns of a message for the fused kernels (PackRows, MoveRows): kColWords words each.
+// placeholder: zeros of the same size, to reserve the upload before anything changes.
+std::vector<int64_t> column_words(const ParticleSet& ps, const MessageLayout& layout, bool device,
+                                  bool shift_positions, bool placeholder = false) {
+  std::vector<int64_t> w(layout.cols.size() * kColWords, 0);
+  if (placeholder) return w;
+  for (size_t q = 0; q < layout.cols.size(); ++q) {
+    const PropertyBuffer& c = ps.column(layout.cols[q]);
+    int64_t* o = w.data() + kColWords * q;
+    o[0] = static_cast<int64_t>(reinterpret_cast<intptr_t>(c.mirror(device)));
+    o[1] = c.spec.ncomp;
+    o[2] = layout.col_prefix[q];
+    o[3] = static_cast<int64_t>(c.spec.elem_size) |
+           (shift_positions && layout.cols[q] == 0 ? kShifted : 0);
+  }
+  return w;
 }
 
 }  // namespace
@@ -119,7 +162,7 @@ void DistVector::agree(const char* what, F&& f) {
 void DistVector::exchange(bool device, const void* send, const std::vector<int64_t>& send_bytes,
                           const std::vector<int64_t>& send_displs, void* recv,
                           const std::vector<int64_t>& recv_bytes,
-                          const std::vector<int64_t>& recv_displs) {
+                          const std::vector<int64_t>& recv_displs, bool copy_self) {
   const int P = comm_->size();
   int64_t send_total = 0, recv_total = 0;
   for (int r = 0; r < P; ++r) {
@@ -131,11 +174,13 @@ void DistVector::exchange(bool device, const void* send, const std::vector<int64
   auto t0 = Clock::now();
   const bool on_gpu = device && ps_->cuda();
   const int me = comm_->rank();
-  // The block a rank sends itself (periodic images) is copied where it is, on the device
-  // for the device path, and never goes through MPI or the host.
-  copy_bytes(static_cast<char*>(recv) + recv_displs[me],
-             static_cast<const char*>(send) + send_displs[me], send_bytes[me], on_gpu,
-             ps_->stream());
+  // The block a rank sends itself (periodic images) never goes through MPI or the host: it is
+  // copied where it is, on the device for the device path, or (copy_self false) the caller
+  // unpacks it straight from the send buffer.
+  if (copy_self)
+    copy_bytes(static_cast<char*>(recv) + recv_displs[me],
+               static_cast<const char*>(send) + send_displs[me], send_bytes[me], on_gpu,
+               ps_->stream());
   std::vector<int64_t> sb = send_bytes, rb = recv_bytes;
   sb[me] = rb[me] = 0;
   send_total -= send_bytes[me];
@@ -178,20 +223,28 @@ int64_t DistVector::map(unsigned flags) {
 
   ps.sync_stream();
   ps.flush_device();
-  // 1. Label owners without changing anything.
+  // 1. Label owners without changing anything; the same pass counts the particles outside,
+  // the movers and the periodic coordinates that need wrapping.
   int32_t* dest = nullptr;
-  int64_t outside = 0;
+  uint8_t* wrap_flag = nullptr;
+  int64_t outside = 0, m = 0, to_wrap = 0;
   agree("pvec_map: labelling", [&] {
     dest = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(n, 1));
+    wrap_flag = side[Workspace::kFlags].ensure_as<uint8_t>(std::max<int64_t>(n, 1));
     with_pos_type(pos_dtype_, [&](auto t) {
       using T = decltype(t);
       with_dim(grid_.dim, [&](auto D) {
-        for_each(ex, n,
-                 LabelOwner<T, D.value>{grid_, static_cast<const T*>(ps.column(0).mirror(device)),
-                                        ps.capacity(), dest});
+        using Label = LabelOwner<T, D.value>;
+        int64_t counts[3];
+        for_each_count(ex, n,
+                       Label{grid_, static_cast<const T*>(ps.column(0).mirror(device)),
+                             ps.capacity(), dest, wrap_flag, me, own_band<T, D.value>(grid_, me)},
+                       side[Workspace::kTemp], counts);
+        outside = counts[0];
+        m = counts[1];
+        to_wrap = counts[2];
       });
     });
-    outside = count_equal(ex, dest, n, -1, side[Workspace::kTemp]);
   });
   // 2. Decide together: a bad particle anywhere leaves every rank untouched.
   const int64_t outside_global = comm_->allreduce_sum(outside);
@@ -205,15 +258,19 @@ int64_t DistVector::map(unsigned flags) {
   // sorted by destination (outside particles get key P and are not sent).
   int64_t *movers = nullptr, *tail = nullptr, *order = nullptr;
   int32_t* keys = nullptr;
-  int64_t m = 0, h = 0;
-  std::vector<int64_t> bounds(P + 2);
+  int64_t h = 0;
+  std::vector<int64_t> bounds(P + 2, 0);
   agree("pvec_map: selecting movers", [&] {
-    movers = side[Workspace::kIndexA].ensure_as<int64_t>(std::max<int64_t>(n, 1));
-    m = select_indices(ex, dest, 0, n, me, false, movers, side[Workspace::kTemp]);
-    tail = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(m, 1));
+    if (m == 0) return;  // the common step of a 1-rank run: nothing leaves, nothing to sort
+    movers = side[Workspace::kIndexA].ensure_as<int64_t>(m);
+    const int64_t selected =
+        select_indices(ex, dest, 0, n, me, false, movers, side[Workspace::kTemp]);
+    if (selected != m)
+      fail(PVEC_ERROR_INTERNAL, "pvec_map: ", selected, " movers selected, ", m, " counted");
+    tail = side[Workspace::kIndexB].ensure_as<int64_t>(m);
     h = select_indices(ex, dest, n - m, n, me, true, tail, side[Workspace::kTemp]);
-    keys = side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(2 * m, 1));
-    order = side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(m, 1));
+    keys = side[Workspace::kKeysAlt].ensure_as<int32_t>(2 * m);
+    order = side[Workspace::kValsAlt].ensure_as<int64_t>(m);
     for_each(ex, m, MoverKeys{dest, movers, keys, order, P});
     // The send and receive slots serve as the sort's alternate buffers until packing.
     sort_pairs(ex, keys, order, m, P, side[Workspace::kTemp], side[Workspace::kSend],
@@ -243,49 +300,42 @@ int64_t DistVector::map(unsigned flags) {
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
+  // The column table is uploaded with the per-peer arrays once the columns are final (after
+  // growth); reserving its room first keeps that upload from allocating.
+  std::vector<int64_t> colw = column_words(ps, layout, device, false, true);
+  int64_t* wrap_list = nullptr;
   agree("pvec_map: making room", [&] {
     sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
     recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
-    peers = upload_peers(device, {&send_displs, &send_first, &send_count});
+    peers = upload_peers(device, {&send_displs, &send_first, &send_count, &colw});
+    if (to_wrap > 0) wrap_list = side[Workspace::kWrapList].ensure_as<int64_t>(to_wrap);
     growth = ps.reserve_growth(n_stay + n_recv);
   });
   ps.install_growth(growth);  // may reallocate: take column pointers after this
   const int64_t cap = ps.capacity();
+  colw = column_words(ps, layout, device, false);
+  peers = upload_peers(device, {&send_displs, &send_first, &send_count, &colw});
   BlockIndex at{keys, peers, peers + P, peers + 2 * P};
+  const int ncols = static_cast<int>(layout.cols.size());
 
   // 6. Commit: wrap periodic coordinates, pack movers, fill holes, exchange, unpack.
-  bool any_periodic = false;
-  for (int d = 0; d < grid_.dim; ++d) any_periodic = any_periodic || grid_.periodic[d];
-  if (any_periodic)
+  if (to_wrap > 0)
     with_pos_type(pos_dtype_, [&](auto t) {
       using T = decltype(t);
       with_dim(grid_.dim, [&](auto D) {
-        for_each(
-            ex, n,
-            WrapPositions<T, D.value>{grid_, static_cast<T*>(ps.column(0).mirror(device)), cap});
+        const int64_t w =
+            select_values(ex, n, IndexOf{}, Flagged{wrap_flag}, wrap_list, side[Workspace::kTemp]);
+        for_each(ex, w,
+                 WrapPositions<T, D.value>{grid_, static_cast<T*>(ps.column(0).mirror(device)), cap,
+                                           wrap_list});
       });
     });
-  for (size_t k = 0; k < layout.cols.size(); ++k) {
-    const PropertyBuffer& c = ps.column(layout.cols[k]);
-    with_bits(c.spec.elem_size, [&](auto t) {
-      using T = decltype(t);
-      PackColumn<T> f{at,
-                      sendbuf,
-                      order,
-                      static_cast<const T*>(c.mirror(device)),
-                      cap,
-                      c.spec.ncomp,
-                      layout.col_prefix[k],
-                      nullptr,
-                      {0, 0, 0, 0}};
-      for_each(ex, n_send, f);
-      for_each(ex, h,
-               MoveRows<T>{static_cast<T*>(c.mirror(device)), cap, c.spec.ncomp, movers, tail});
-    });
-  }
+  for_each(ex, n_send,
+           PackRows<float>{at, sendbuf, order, peers + 3 * P, ncols, cap, nullptr, {0, 0, 0, 0}});
+  for_each(ex, h, MoveRows{peers + 3 * P, ncols, cap, movers, tail});
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
-  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs, false);
   auto t_unpack = Clock::now();
   int64_t at_particle = n_stay;
   for (int r = 0; r < P; ++r) {
@@ -294,9 +344,10 @@ int64_t DistVector::map(unsigned flags) {
     for (size_t q = 0; q < layout.cols.size(); ++q) {
       PropertyBuffer& c = ps.column(layout.cols[q]);
       const size_t e = c.spec.elem_size;
+      const char* block = r == me ? sendbuf + send_displs[r] : recvbuf + recv_displs[r];
       copy_2d(static_cast<char*>(c.mirror(device)) + at_particle * e, c.row_bytes(cap),
-              recvbuf + recv_displs[r] + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp,
-              device && ps.cuda(), ps.stream());
+              block + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, device && ps.cuda(),
+              ps.stream());
     }
     at_particle += k;
   }
@@ -361,47 +412,77 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
         with_pos_type(pos_dtype_, [&](auto t) {
           using T = decltype(t);
           const T* pos = static_cast<const T*>(ps.column(0).mirror(device));
-          int32_t* key = side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(n, 1));
+          // The particles near a subdomain boundary; the count pass copies their
+          // coordinates into records for the fill pass.
+          int64_t* near = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(n, 1));
+          int64_t nb = 0;
           with_dim(grid_.dim, [&](auto D) {
-            for_each(ex, n,
-                     GhostBoundary<T, D.value>{grid_, ghost_width_, pos, ps.capacity(), me, key});
+            GhostNear<T, D.value> f{inner_band<T, D.value>(grid_, me, ghost_width_), pos,
+                                    ps.capacity()};
+            nb = select_values(ex, n, IndexOf{}, f, near, side[Workspace::kTemp]);
           });
-          int64_t* near = side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(n, 1));
-          const int64_t nb = select_indices(ex, key, 0, n, 1, true, near, side[Workspace::kTemp]);
           int64_t* count = side[Workspace::kIndexA].ensure_as<int64_t>(nb + 1);
+          void* records = nullptr;
+          with_dim(grid_.dim, [&](auto D) {
+            records =
+                side[Workspace::kValsAlt].ensure_as<NearRecord<D.value>>(std::max<int64_t>(nb, 1));
+          });
+          int own[PVEC_MAX_DIM] = {0, 0, 0, 0};
+          grid_.cells_of_rank(me, own);
           // Count pass, then fill pass, with the dimension as a template parameter.
           auto candidates = [&](int64_t* cnt, const int64_t* off, int32_t* pe, int64_t* sr,
                                 int32_t* sh) {
             with_dim(grid_.dim, [&](auto D) {
-              GhostCandidates<T, D.value> f{
-                  grid_, ghost_width_, pos, ps.capacity(), me, off != nullptr, near, cnt, off,
-                  pe,    sr,           sh};
+              constexpr int DIM = D.value;
+              GhostCandidates<T, DIM> f{};
+              f.g = grid_;
+              f.width = ghost_width_;
+              f.me = me;
+              for (int d = 0; d < DIM; ++d) f.own[d] = own[d];
+              f.fill = off != nullptr;
+              f.pos = pos;
+              f.cap = ps.capacity();
+              f.near = near;
+              f.record = static_cast<NearRecord<DIM>*>(records);
+              f.count = cnt;
+              f.offset = off;
+              f.peer = pe;
+              f.src = sr;
+              f.shift = sh;
               for_each(ex, nb, f);
             });
           };
           candidates(count, nullptr, nullptr, nullptr, nullptr);
           total = exclusive_scan(ex, count, count, nb, side[Workspace::kTemp]);
-          int32_t* peer = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(total, 1));
-          int64_t* src = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(total, 1));
-          int32_t* shift = plan->shift.ensure_as<int32_t>(std::max<int64_t>(total, 1));
-          candidates(nullptr, count, peer, src, shift);
-          // Sort entry ids by peer, then gather src and shift into plan order.
-          int64_t* ids = plan->src.ensure_as<int64_t>(std::max<int64_t>(total, 1));
-          for_each(ex, total, Iota{ids});
-          sort_pairs(ex, peer, ids, total, P - 1, side[Workspace::kTemp], side[Workspace::kKeysAlt],
-                     side[Workspace::kValsAlt]);
-          int32_t* shift_sorted =
-              side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(total, 1));
-          gather_rows(ex, shift_sorted, 0, shift, 0, ids, total, 1, sizeof(int32_t));
-          int64_t* src_sorted =
-              side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(total, 1));
-          gather_rows(ex, src_sorted, 0, src, 0, ids, total, 1, sizeof(int64_t));
-          copy_bytes(ids, src_sorted, total * sizeof(int64_t), gpu, ps.stream());
-          copy_bytes(shift, shift_sorted, total * sizeof(int32_t), gpu, ps.stream());
           int32_t* peer_plan = plan->peer.ensure_as<int32_t>(std::max<int64_t>(total, 1));
-          copy_bytes(peer_plan, peer, total * sizeof(int32_t), gpu, ps.stream());
+          int64_t* src_plan = plan->src.ensure_as<int64_t>(std::max<int64_t>(total, 1));
+          int32_t* shift_plan = plan->shift.ensure_as<int32_t>(std::max<int64_t>(total, 1));
           std::vector<int64_t> bounds(P + 1);
-          bucket_bounds(ex, peer_plan, total, P, bounds.data(), side[Workspace::kTemp]);
+          if (P == 1) {
+            // One destination: the entries are in plan order as the fill pass writes them.
+            candidates(nullptr, count, peer_plan, src_plan, shift_plan);
+            bounds = {0, total};
+          } else {
+            int32_t* peer =
+                side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(total, 1));
+            int64_t* src = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(total, 1));
+            candidates(nullptr, count, peer, src, shift_plan);
+            // Sort entry ids by peer (stable), then gather src and shift into plan order.
+            int64_t* ids = src_plan;
+            for_each(ex, total, Iota{ids});
+            sort_pairs(ex, peer, ids, total, P - 1, side[Workspace::kTemp],
+                       side[Workspace::kKeysAlt], side[Workspace::kValsAlt]);
+            int32_t* shift_sorted =
+                side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(total, 1));
+            gather_rows(ex, shift_sorted, 0, shift_plan, 0, ids, total, 1, sizeof(int32_t));
+            int64_t* src_sorted =
+                side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(total, 1));
+            gather_rows(ex, src_sorted, 0, src, 0, ids, total, 1, sizeof(int64_t));
+            copy_bytes(src_plan, src_sorted, total * sizeof(int64_t), gpu, ps.stream());
+            copy_bytes(shift_plan, shift_sorted, total * sizeof(int32_t), gpu, ps.stream());
+            copy_bytes(peer_plan, peer, total * sizeof(int32_t), gpu, ps.stream());
+            bucket_bounds(ex, peer_plan, total, P, bounds.data(), side[Workspace::kTemp]);
+          }
           plan->send_counts.resize(P);
           plan->send_first.resize(P);
           for (int r = 0; r < P; ++r) {
@@ -434,42 +515,35 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
+  std::vector<int64_t> colw = column_words(ps, layout, device, true, true);
   agree("pvec_ghost_get: making room", [&] {
     sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
     recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
-    peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts});
+    peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts, &colw});
     growth = ps.reserve_growth(n + plan.n_recv);
   });
   ps.install_growth(growth);
   const int64_t cap = ps.capacity();
+  colw = column_words(ps, layout, device, true);
+  peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts, &colw});
   BlockIndex at{static_cast<const int32_t*>(plan.peer.data()), peers, peers + P, peers + 2 * P};
   double len[PVEC_MAX_DIM] = {0, 0, 0, 0};
   for (int d = 0; d < grid_.dim; ++d) len[d] = grid_.length(d);
-  for (size_t k = 0; k < layout.cols.size(); ++k) {
-    const PropertyBuffer& c = ps.column(layout.cols[k]);
-    const int32_t* shift =
-        layout.cols[k] == 0 ? static_cast<const int32_t*>(plan.shift.data()) : nullptr;
-    auto pack = [&](auto t) {
-      using T = decltype(t);
-      PackColumn<T> f{at,
-                      sendbuf,
-                      static_cast<const int64_t*>(plan.src.data()),
-                      static_cast<const T*>(c.mirror(device)),
-                      cap,
-                      c.spec.ncomp,
-                      layout.col_prefix[k],
-                      shift,
-                      {len[0], len[1], len[2], len[3]}};
-      for_each(ex, plan.n_send, f);
-    };
-    if (shift != nullptr)
-      with_pos_type(pos_dtype_, pack);  // shifting needs arithmetic in the position type
-    else
-      with_bits(c.spec.elem_size, pack);
-  }
+  with_pos_type(pos_dtype_, [&](auto t) {  // shifting needs arithmetic in the position type
+    using T = decltype(t);
+    for_each(ex, plan.n_send,
+             PackRows<T>{at,
+                         sendbuf,
+                         static_cast<const int64_t*>(plan.src.data()),
+                         peers + 3 * P,
+                         static_cast<int>(layout.cols.size()),
+                         cap,
+                         static_cast<const int32_t*>(plan.shift.data()),
+                         {len[0], len[1], len[2], len[3]}});
+  });
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
-  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs, false);
   auto t_unpack = Clock::now();
   for (int r = 0; r < P; ++r) {
     const int64_t k = plan.recv_counts[r];
@@ -477,9 +551,9 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
     for (size_t q = 0; q < layout.cols.size(); ++q) {
       PropertyBuffer& c = ps.column(layout.cols[q]);
       const size_t e = c.spec.elem_size;
+      const char* block = r == me ? sendbuf + send_displs[r] : recvbuf + recv_displs[r];
       copy_2d(static_cast<char*>(c.mirror(device)) + (n + plan.recv_first[r]) * e, c.row_bytes(cap),
-              recvbuf + recv_displs[r] + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, gpu,
-              ps.stream());
+              block + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, gpu, ps.stream());
     }
   }
   ps.sync_stream();
@@ -535,7 +609,7 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   }
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
-  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs, true);
   auto t_reduce = Clock::now();
   BlockIndex at{static_cast<const int32_t*>(plan.peer.data()), peers, peers + P, peers + 2 * P};
   for (size_t k = 0; k < layout.cols.size(); ++k) {

@@ -7,7 +7,20 @@
 namespace pvec::detail {
 
 struct Workspace {
-  enum Slot { kLabels, kIndexA, kIndexB, kKeysAlt, kValsAlt, kTemp, kSend, kRecv, kPeers, kCount };
+  enum Slot {
+    kLabels,
+    kFlags,
+    kWrapList,
+    kIndexA,
+    kIndexB,
+    kKeysAlt,
+    kValsAlt,
+    kTemp,
+    kSend,
+    kRecv,
+    kPeers,
+    kCount
+  };
   ScratchBuffer dev[kCount];   // the side operations run on (device memory for CUDA)
   ScratchBuffer host[kCount];  // host-side (pinned for CUDA): staging and small arrays
 

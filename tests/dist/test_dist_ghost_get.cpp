@@ -83,6 +83,9 @@ TEST_CASE("ghost_get matches the brute-force reference in 1D", "[dist][ghost]") 
   run(setup(1, PVEC_FLOAT32, {0}, 0.7, 120, 102));  // wider than a subdomain at 3-4 ranks
   run(setup(1, PVEC_FLOAT32, {1}, 2.5, 40, 103));   // wider than the box: images +-1, +-2
   run(setup(1, PVEC_FLOAT64, {1}, 0.0, 60, 104));   // no width: no ghosts at all
+  // Wider than 16 boxes: more than 32 candidate cells per particle, the path that tests
+  // combination by combination instead of through bit masks.
+  run(setup(1, PVEC_FLOAT64, {1}, 16.5 * (kDomainHi[0] - kDomainLo[0]), 6, 105));
 }
 
 TEST_CASE("ghost_get matches the brute-force reference in 2D", "[dist][ghost]") {
