@@ -63,7 +63,13 @@ if [ "${1:-}" = "--gpu" ]; then
   memcheck=("$cs" --tool memcheck --leak-check full --report-api-errors explicit --error-exitcode 99)
   racecheck=("$cs" --tool racecheck --racecheck-report all --error-exitcode 99)
   for t in "${serial[@]}"; do
-    step "memcheck $t" "${memcheck[@]}" "$build/tests/$t"
+    if [ "$t" = hardening_leaks ]; then
+      # It asks for 2^52 particles on purpose (an out-of-memory status must come back):
+      # the CUDA API errors that request causes are the test, not a fault.
+      step "memcheck $t" "${memcheck[@]/explicit/no}" "$build/tests/$t"
+    else
+      step "memcheck $t" "${memcheck[@]}" "$build/tests/$t"
+    fi
     step "racecheck $t" "${racecheck[@]}" "$build/tests/$t"
   done
   # The distribution tests on their device path, two ranks, each rank under the tool.
