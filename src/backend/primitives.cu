@@ -2,6 +2,7 @@
 
 #include "backend/device.hpp"
 #include "backend/for_each.cuh"
+#include "backend/select_if.cuh"
 #include "core/error.hpp"
 
 #include <algorithm>
@@ -10,30 +11,23 @@
 
 #if defined(__CUDACC__)
 #include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
-#include <thrust/iterator/counting_iterator.h>
-#include <thrust/iterator/transform_iterator.h>
 #endif
 
 namespace pvec::detail {
 namespace {
 
-#if defined(__CUDACC__)
-struct EqualTo {
-  const int32_t* keys;
-  int32_t value;
-  __host__ __device__ int64_t operator()(int64_t i) const { return keys[i] == value ? 1 : 0; }
-};
-
 struct SelectPred {
   const int32_t* keys;
   int32_t value;
   bool equal;
-  __host__ __device__ bool operator()(int64_t i) const { return (keys[i] == value) == equal; }
+  PVEC_HD bool operator()(int64_t i) const { return (keys[i] == value) == equal; }
 };
-#endif
+
+struct OffsetIndex {
+  int64_t begin;
+  PVEC_HD int64_t operator()(int64_t i) const { return begin + i; }
+};
 
 struct LowerBound {
   const int32_t* keys;
@@ -68,62 +62,11 @@ int as_cub_count(int64_t n) {
   return static_cast<int>(n);
 }
 
-int64_t count_equal(const Exec& exec, const int32_t* keys, int64_t n, int32_t value,
-                    ScratchBuffer& tmp) {
-  if (n <= 0) return 0;
-#if defined(__CUDACC__)
-  if (exec.on_device) {
-    cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
-    auto in = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
-                                              EqualTo{keys, value});
-    size_t bytes = 0;
-    check_cuda(cub::DeviceReduce::Sum(nullptr, bytes, in, static_cast<int64_t*>(nullptr),
-                                      as_cub_count(n), s),
-               "cub::DeviceReduce::Sum");
-    char* base = static_cast<char*>(tmp.ensure(bytes + 256));
-    int64_t* d_out = reinterpret_cast<int64_t*>(base);
-    check_cuda(cub::DeviceReduce::Sum(base + 256, bytes, in, d_out, as_cub_count(n), s),
-               "cub::DeviceReduce::Sum");
-    int64_t h = 0;
-    copy_bytes(&h, d_out, sizeof h, true, exec.stream);
-    stream_synchronize(exec.stream);
-    return h;
-  }
-#endif
-  (void)tmp;
-  int64_t c = 0;
-  for (int64_t i = 0; i < n; ++i) c += keys[i] == value;
-  return c;
-}
-
 int64_t select_indices(const Exec& exec, const int32_t* keys, int64_t begin, int64_t end,
                        int32_t value, bool equal, int64_t* out, ScratchBuffer& tmp) {
   if (end <= begin) return 0;
-#if defined(__CUDACC__)
-  if (exec.on_device) {
-    cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
-    thrust::counting_iterator<int64_t> in(begin);
-    size_t bytes = 0;
-    SelectPred pred{keys, value, equal};
-    check_cuda(cub::DeviceSelect::If(nullptr, bytes, in, out, static_cast<int64_t*>(nullptr),
-                                     as_cub_count(end - begin), pred, s),
-               "cub::DeviceSelect::If");
-    char* base = static_cast<char*>(tmp.ensure(bytes + 256));
-    int64_t* d_count = reinterpret_cast<int64_t*>(base);
-    check_cuda(cub::DeviceSelect::If(base + 256, bytes, in, out, d_count, as_cub_count(end - begin),
-                                     pred, s),
-               "cub::DeviceSelect::If");
-    int64_t h = 0;
-    copy_bytes(&h, d_count, sizeof h, true, exec.stream);
-    stream_synchronize(exec.stream);
-    return h;
-  }
-#endif
-  (void)tmp;
-  int64_t c = 0;
-  for (int64_t i = begin; i < end; ++i)
-    if ((keys[i] == value) == equal) out[c++] = i;
-  return c;
+  return select_values(exec, end - begin, OffsetIndex{begin}, SelectPred{keys, value, equal}, out,
+                       tmp);
 }
 
 int64_t exclusive_scan(const Exec& exec, const int64_t* in, int64_t* out, int64_t n,

@@ -12,10 +12,6 @@ namespace pvec::detail {
 // n as the int item count of a CUB call; PVEC_ERROR_NOT_SUPPORTED beyond 2^31-1.
 int as_cub_count(int64_t n);
 
-// Number of i in [0, n) with keys[i] == value.
-int64_t count_equal(const Exec& exec, const int32_t* keys, int64_t n, int32_t value,
-                    ScratchBuffer& tmp);
-
 // Writes, in increasing order, the i in [begin, end) with (keys[i] == value) == equal to out;
 // returns how many.
 int64_t select_indices(const Exec& exec, const int32_t* keys, int64_t begin, int64_t end,
