@@ -146,6 +146,10 @@ def test_real_results_if_present(tmp_path):
     out = tmp_path / "h200.svg"
     assert plot.main([str(results), "-o", str(out)]) == 0
     series = _series(out)
-    assert "device ghost_get (reused plan), 1 rank" in series
-    assert "host ghost_get (new plan), 4 ranks" in series
-    assert all(label.endswith("10% movers") for label in series if " map," in label)
+
+    def has(prefix):  # labels end in ", random order" etc. when the file has several orders
+        return any(label == prefix or label.startswith(prefix + ",") for label in series)
+
+    assert has("device ghost_get (reused plan), 1 rank")
+    assert has("host ghost_get (new plan), 4 ranks")
+    assert all("10% movers" in label for label in series if " map," in label)
