@@ -72,7 +72,11 @@ class DistVector {
   template <class F>
   void agree(const char* what, F&& f);
   // Upload small per-peer arrays to the side an operation runs on; returns their addresses.
+  // Allocates nothing when reserve_peers made room for at least as many words.
   int64_t* upload_peers(bool device, const std::vector<const std::vector<int64_t>*>& arrays);
+  // Room for `words` int64 in upload_peers' buffers (both sides), so that a later upload
+  // cannot fail; throws on OOM, like every allocation before an operation commits.
+  void reserve_peers(bool device, size_t words);
 
   CartGrid grid_;
   pvec_dtype pos_dtype_;

@@ -110,11 +110,10 @@ Band<T, DIM> inner_band(const CartGrid& g, int me, double width) {
 }
 
 // The columns of a message for the fused kernels (PackRows, MoveRows): kColWords words each.
-// placeholder: zeros of the same size, to reserve the upload before anything changes.
+// The addresses are final only once the growth is installed.
 std::vector<int64_t> column_words(const ParticleSet& ps, const MessageLayout& layout, bool device,
-                                  bool shift_positions, bool placeholder = false) {
+                                  bool shift_positions) {
   std::vector<int64_t> w(layout.cols.size() * kColWords, 0);
-  if (placeholder) return w;
   for (size_t q = 0; q < layout.cols.size(); ++q) {
     const PropertyBuffer& c = ps.column(layout.cols[q]);
     int64_t* o = w.data() + kColWords * q;
@@ -129,18 +128,24 @@ std::vector<int64_t> column_words(const ParticleSet& ps, const MessageLayout& la
 
 }  // namespace
 
+void DistVector::reserve_peers(bool device, size_t words) {
+  ws_.host[Workspace::kPeers].ensure_as<int64_t>(words);
+  if (device && ps_->cuda()) ws_.dev[Workspace::kPeers].ensure_as<int64_t>(words);
+}
+
 int64_t* DistVector::upload_peers(bool device,
                                   const std::vector<const std::vector<int64_t>*>& arrays) {
   size_t total = 0;
   for (auto* a : arrays) total += a->size();
-  int64_t* h = ws_.host[Workspace::kPeers].ensure_as<int64_t>(total);
+  reserve_peers(device, total);
+  int64_t* h = static_cast<int64_t*>(ws_.host[Workspace::kPeers].data());
   size_t at = 0;
   for (auto* a : arrays) {
     std::copy(a->begin(), a->end(), h + at);
     at += a->size();
   }
   if (!(device && ps_->cuda())) return h;
-  int64_t* d = ws_.dev[Workspace::kPeers].ensure_as<int64_t>(total);
+  int64_t* d = static_cast<int64_t*>(ws_.dev[Workspace::kPeers].data());
   copy_bytes(d, h, total * sizeof(int64_t), true, ps_->stream());
   return d;
 }
@@ -300,20 +305,19 @@ int64_t DistVector::map(unsigned flags) {
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
-  // The column table is uploaded with the per-peer arrays once the columns are final (after
-  // growth); reserving its room first keeps that upload from allocating.
-  std::vector<int64_t> colw = column_words(ps, layout, device, false, true);
+  // The per-peer arrays travel with the column table, whose addresses are final only after
+  // growth: room for both is reserved here, so that the upload after growth allocates nothing.
   int64_t* wrap_list = nullptr;
   agree("pvec_map: making room", [&] {
     sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
     recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
-    peers = upload_peers(device, {&send_displs, &send_first, &send_count, &colw});
+    reserve_peers(device, 3 * P + kColWords * layout.cols.size());
     if (to_wrap > 0) wrap_list = side[Workspace::kWrapList].ensure_as<int64_t>(to_wrap);
     growth = ps.reserve_growth(n_stay + n_recv);
   });
   ps.install_growth(growth);  // may reallocate: take column pointers after this
   const int64_t cap = ps.capacity();
-  colw = column_words(ps, layout, device, false);
+  const std::vector<int64_t> colw = column_words(ps, layout, device, false);
   peers = upload_peers(device, {&send_displs, &send_first, &send_count, &colw});
   BlockIndex at{keys, peers, peers + P, peers + 2 * P};
   const int ncols = static_cast<int>(layout.cols.size());
@@ -515,16 +519,15 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
-  std::vector<int64_t> colw = column_words(ps, layout, device, true, true);
   agree("pvec_ghost_get: making room", [&] {
     sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
     recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
-    peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts, &colw});
+    reserve_peers(device, 3 * P + kColWords * layout.cols.size());  // as in map
     growth = ps.reserve_growth(n + plan.n_recv);
   });
   ps.install_growth(growth);
   const int64_t cap = ps.capacity();
-  colw = column_words(ps, layout, device, true);
+  const std::vector<int64_t> colw = column_words(ps, layout, device, true);
   peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts, &colw});
   BlockIndex at{static_cast<const int32_t*>(plan.peer.data()), peers, peers + P, peers + 2 * P};
   double len[PVEC_MAX_DIM] = {0, 0, 0, 0};
