@@ -488,7 +488,9 @@ PVEC_API pvec_status pvec_owner_rank(pvec_vector_t vec, const double* x, int* ra
  *  vector untouched, unless PVEC_MAP_REMOVE_OUTSIDE is set; *n_removed (may be NULL)
  *  receives the global number removed. Collective. Invalidates pointers (reorders and may
  *  grow). flags: PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE.
- *  Errors: INVALID_HANDLE, INVALID_ARGUMENT, PARTICLES_OUTSIDE, OUT_OF_MEMORY, CUDA, MPI. */
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT, PARTICLES_OUTSIDE, OUT_OF_MEMORY, CUDA, MPI,
+ *  NOT_SUPPORTED (PVEC_ON_DEVICE with more than 2^31-1 local particles on a rank: the GPU
+ *  selection and sort count in int; that rank returns it, the others MPI, nothing changes). */
 PVEC_API pvec_status pvec_map(pvec_vector_t vec, unsigned flags, int64_t* n_removed);
 
 /** Replace the ghosts by copies of every particle (of any rank, this one included) that lies
@@ -497,7 +499,8 @@ PVEC_API pvec_status pvec_map(pvec_vector_t vec, unsigned flags, int64_t* n_remo
  *  particles; the listed properties (props NULL: all) and the positions travel. Collective.
  *  Invalidates pointers (may grow). flags: PVEC_ON_DEVICE, PVEC_GHOST_REUSE_PLAN,
  *  PVEC_GHOST_SKIP_POSITIONS. Errors: INVALID_HANDLE, INVALID_ARGUMENT, OUT_OF_RANGE,
- *  OUT_OF_MEMORY, CUDA, MPI. */
+ *  OUT_OF_MEMORY, CUDA, MPI, NOT_SUPPORTED (PVEC_ON_DEVICE with more than 2^31-1 local
+ *  particles or ghost entries on a rank, as for pvec_map). */
 PVEC_API pvec_status pvec_ghost_get(pvec_vector_t vec, const int* props, int nprops,
                                     unsigned flags);
 
