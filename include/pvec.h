@@ -536,14 +536,26 @@ typedef struct pvec_op_stats {
   size_t struct_size;         /**< set by the caller: sizeof(pvec_op_stats) */
   double compute_seconds;     /**< labelling, packing, unpacking, compaction (wall time) */
   double exchange_seconds;    /**< MPI messages and host staging of device data */
-  int64_t bytes_sent;         /**< message bytes this rank sent */
-  int64_t bytes_received;     /**< message bytes this rank received */
-  int64_t particles_sent;     /**< particles (or ghost entries) sent */
-  int64_t particles_received; /**< particles (or ghost entries) received */
+  int64_t bytes_sent;         /**< message bytes this rank sent to other ranks */
+  int64_t bytes_received;     /**< message bytes this rank received from other ranks */
+  int64_t particles_sent;     /**< particles (or ghost entries) sent, own images included */
+  int64_t particles_received; /**< particles (or ghost entries) received, own images included */
+  /** Of particles_sent (and of particles_received): the ghost entries this rank sends itself,
+   *  its periodic images. ghost_get writes them straight into the ghost rows and ghost_put
+   *  reduces them straight from there; they are in no message, so bytes_sent and
+   *  bytes_received leave them out. Zero for map. (The field came after the first layout.) */
+  int64_t particles_self;
 } pvec_op_stats;
 
-/** Read the figures of the last distribution call on vec (zeros before the first).
- *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL or struct_size too small). */
+/** Size of the first layout of pvec_op_stats (without particles_self): the smallest
+ *  struct_size that pvec_last_op_stats accepts. */
+#define PVEC_OP_STATS_SIZE_V1 (sizeof(size_t) + 2 * sizeof(double) + 4 * sizeof(int64_t))
+
+/** Read the figures of the last distribution call on vec (zeros before the first). Fields
+ *  beyond out->struct_size are not written, so a caller built against an older pvec.h gets
+ *  the fields it knows.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL, or struct_size below
+ *  PVEC_OP_STATS_SIZE_V1). */
 PVEC_API pvec_status pvec_last_op_stats(pvec_vector_t vec, pvec_op_stats* out);
 
 #ifdef __cplusplus

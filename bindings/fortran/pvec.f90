@@ -169,6 +169,7 @@ module pvec
     integer(c_int64_t) :: bytes_received = 0
     integer(c_int64_t) :: particles_sent = 0
     integer(c_int64_t) :: particles_received = 0
+    integer(c_int64_t) :: particles_self = 0
   end type pvec_op_stats
 
   ! ---- The C ABI, one interface per function of pvec.h -------------------------------------------

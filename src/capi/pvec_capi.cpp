@@ -577,7 +577,9 @@ extern "C" pvec_status pvec_last_op_stats(pvec_vector_t vec, pvec_op_stats* out)
   return guard("pvec_last_op_stats", [&] {
     auto& v = vec_of(vec);
     if (out == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, "out is NULL");
-    if (out->struct_size < sizeof(pvec_op_stats))
+    static_assert(PVEC_OP_STATS_SIZE_V1 == offsetof(pvec_op_stats, particles_self),
+                  "PVEC_OP_STATS_SIZE_V1 is the first layout");
+    if (out->struct_size < PVEC_OP_STATS_SIZE_V1)
       fail(PVEC_ERROR_INVALID_ARGUMENT, "out->struct_size is ", out->struct_size,
            "; set it to sizeof(pvec_op_stats)");
     const auto& s = v.last_stats();
@@ -587,5 +589,6 @@ extern "C" pvec_status pvec_last_op_stats(pvec_vector_t vec, pvec_op_stats* out)
     out->bytes_received = s.bytes_received;
     out->particles_sent = s.particles_sent;
     out->particles_received = s.particles_received;
+    if (out->struct_size >= sizeof(pvec_op_stats)) out->particles_self = s.particles_self;
   });
 }

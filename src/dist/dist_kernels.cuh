@@ -207,7 +207,9 @@ struct BlockIndex {
 };
 
 // Entry j into its peer's message block, every column in one pass (the entry's indices are
-// read once for all columns). P is the position type, used for the shifted column.
+// read once for all columns). P is the position type, used for the shifted column. The
+// entries of peer `self` (this rank's own periodic images in ghost_get; -1 for none) skip the
+// message: they go straight into the ghost rows self_row.. of the same columns.
 template <class P>
 struct PackRows {
   BlockIndex at;
@@ -218,35 +220,41 @@ struct PackRows {
   int64_t cap;
   const int32_t* shift;  // packed periodic shifts, or null
   double len[PVEC_MAX_DIM];
+  int self;
+  int64_t self_row;
   PVEC_HD void operator()(int64_t j) const {
     int64_t off, k, local;
     at.locate(j, 0, off, k, local);
+    const bool direct = at.peer[j] == self;
     const int64_t s = src[j];
     const uint32_t code = shift != nullptr ? static_cast<uint32_t>(shift[j]) : 0u;
     for (int q = 0; q < ncols; ++q) {
       const int64_t* c = cols + kColWords * q;
-      const char* base = reinterpret_cast<const char*>(c[0]);
+      char* base = reinterpret_cast<char*>(c[0]);
       const int64_t ncomp = c[1];
-      char* block = buf + off + k * c[2];
+      const int64_t elem = c[3] & 0xff;
+      // Destination of component 0, and the distance between components in elements.
+      char* out = direct ? base + (self_row + local) * elem : buf + off + k * c[2] + local * elem;
+      const int64_t stride = direct ? cap : k;
       if ((c[3] & kShifted) != 0) {
         const P* col = reinterpret_cast<const P*>(base);
-        P* dst = reinterpret_cast<P*>(block);
+        P* dst = reinterpret_cast<P*>(out);
         for (int64_t e = 0; e < ncomp; ++e) {
           P v = col[e * cap + s];
           const int sc = static_cast<int8_t>((code >> (8 * e)) & 0xffu);
           // len indexed by a run-time e would put the array in local memory.
           const double L = e == 0 ? len[0] : e == 1 ? len[1] : e == 2 ? len[2] : len[3];
           if (sc != 0) v = v + static_cast<P>(sc * L);
-          dst[e * k + local] = v;
+          dst[e * stride] = v;
         }
-      } else if ((c[3] & 0xff) == 8) {
+      } else if (elem == 8) {
         const auto* col = reinterpret_cast<const uint64_t*>(base);
-        auto* dst = reinterpret_cast<uint64_t*>(block);
-        for (int64_t e = 0; e < ncomp; ++e) dst[e * k + local] = col[e * cap + s];
+        auto* dst = reinterpret_cast<uint64_t*>(out);
+        for (int64_t e = 0; e < ncomp; ++e) dst[e * stride] = col[e * cap + s];
       } else {
         const auto* col = reinterpret_cast<const uint32_t*>(base);
-        auto* dst = reinterpret_cast<uint32_t*>(block);
-        for (int64_t e = 0; e < ncomp; ++e) dst[e * k + local] = col[e * cap + s];
+        auto* dst = reinterpret_cast<uint32_t*>(out);
+        for (int64_t e = 0; e < ncomp; ++e) dst[e * stride] = col[e * cap + s];
       }
     }
   }
@@ -295,6 +303,9 @@ PVEC_HD void combine(T* target, T v, int op) {
 #endif
 }
 
+// Ghost entry j's received values combined into its source particle. Entries of peer `self`
+// (own periodic images) are in no message: their values are read from the ghost rows
+// self_row.. of the same column.
 template <class T>
 struct ReduceColumn {
   BlockIndex at;
@@ -305,12 +316,16 @@ struct ReduceColumn {
   int64_t ncomp;
   int64_t prefix;
   int op;
+  int self;
+  int64_t self_row;
   PVEC_HD void operator()(int64_t j) const {
     int64_t off, k, local;
     at.locate(j, prefix, off, k, local);
-    const T* src = reinterpret_cast<const T*>(buf + off);
+    const bool direct = at.peer[j] == self;
+    const T* src = direct ? col + self_row + local : reinterpret_cast<const T*>(buf + off) + local;
+    const int64_t stride = direct ? cap : k;
     const int64_t d = dst_idx[j];
-    for (int64_t c = 0; c < ncomp; ++c) combine(&col[c * cap + d], src[c * k + local], op);
+    for (int64_t c = 0; c < ncomp; ++c) combine(&col[c * cap + d], src[c * stride], op);
   }
 };
 

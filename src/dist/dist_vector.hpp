@@ -57,6 +57,7 @@ class DistVector {
     int64_t bytes_received = 0;
     int64_t particles_sent = 0;
     int64_t particles_received = 0;
+    int64_t particles_self = 0;  // of particles_sent: this rank's own periodic images
   };
   const OpStats& last_stats() const { return stats_; }
 
@@ -65,8 +66,7 @@ class DistVector {
   // pinned host memory when MPI cannot take device pointers.
   void exchange(bool device, const void* send, const std::vector<int64_t>& send_bytes,
                 const std::vector<int64_t>& send_displs, void* recv,
-                const std::vector<int64_t>& recv_bytes, const std::vector<int64_t>& recv_displs,
-                bool copy_self);
+                const std::vector<int64_t>& recv_bytes, const std::vector<int64_t>& recv_displs);
   // Runs f, then every rank learns whether any rank failed: the failing rank rethrows its
   // error, the others fail with PVEC_ERROR_MPI, so no rank is left waiting in a collective.
   template <class F>

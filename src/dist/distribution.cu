@@ -167,8 +167,12 @@ void DistVector::agree(const char* what, F&& f) {
 void DistVector::exchange(bool device, const void* send, const std::vector<int64_t>& send_bytes,
                           const std::vector<int64_t>& send_displs, void* recv,
                           const std::vector<int64_t>& recv_bytes,
-                          const std::vector<int64_t>& recv_displs, bool copy_self) {
-  const int P = comm_->size();
+                          const std::vector<int64_t>& recv_displs) {
+  const int P = comm_->size(), me = comm_->rank();
+  // A rank's own block is always empty: map sends nothing to itself, and ghost_get/ghost_put
+  // write or read their own periodic images in place.
+  if (send_bytes[me] != 0 || recv_bytes[me] != 0)
+    fail(PVEC_ERROR_INTERNAL, "a message block from a rank to itself");
   int64_t send_total = 0, recv_total = 0;
   for (int r = 0; r < P; ++r) {
     send_total += send_bytes[r];
@@ -178,38 +182,22 @@ void DistVector::exchange(bool device, const void* send, const std::vector<int64
   stats_.bytes_received += recv_total;
   auto t0 = Clock::now();
   const bool on_gpu = device && ps_->cuda();
-  const int me = comm_->rank();
-  // The block a rank sends itself (periodic images) never goes through MPI or the host: it is
-  // copied where it is, on the device for the device path, or (copy_self false) the caller
-  // unpacks it straight from the send buffer.
-  if (copy_self)
-    copy_bytes(static_cast<char*>(recv) + recv_displs[me],
-               static_cast<const char*>(send) + send_displs[me], send_bytes[me], on_gpu,
-               ps_->stream());
-  std::vector<int64_t> sb = send_bytes, rb = recv_bytes;
-  sb[me] = rb[me] = 0;
-  send_total -= send_bytes[me];
-  recv_total -= recv_bytes[me];
   if (on_gpu) ps_->sync_stream();  // packing done before MPI reads the buffers
   if (send_total + recv_total == 0) {
     // nothing for MPI
   } else if (!on_gpu || mpi_cuda_aware()) {
-    comm_->exchange_data(send, sb, send_displs, recv, rb, recv_displs);
+    comm_->exchange_data(send, send_bytes, send_displs, recv, recv_bytes, recv_displs);
   } else {
     // Stage through pinned host buffers kept in the workspace: one copy each way of the
-    // whole message area (the self block is empty in the staged buffers' use).
+    // whole message area.
     const int64_t send_span = send_displs[P - 1] + send_bytes[P - 1];
     const int64_t recv_span = recv_displs[P - 1] + recv_bytes[P - 1];
     void* hs = ws_.host[Workspace::kSend].ensure(std::max<int64_t>(send_span, 1));
     void* hr = ws_.host[Workspace::kRecv].ensure(std::max<int64_t>(recv_span, 1));
     copy_bytes(hs, send, send_span, true, ps_->stream());
     ps_->sync_stream();
-    comm_->exchange_data(hs, sb, send_displs, hr, rb, recv_displs);
-    // Copy back around the self block, which is already in place on the device.
-    const int64_t self_lo = recv_displs[me], self_hi = recv_displs[me] + recv_bytes[me];
-    copy_bytes(recv, hr, self_lo, true, ps_->stream());
-    copy_bytes(static_cast<char*>(recv) + self_hi, static_cast<char*>(hr) + self_hi,
-               recv_span - self_hi, true, ps_->stream());
+    comm_->exchange_data(hs, send_bytes, send_displs, hr, recv_bytes, recv_displs);
+    copy_bytes(recv, hr, recv_span, true, ps_->stream());
     ps_->sync_stream();
   }
   stats_.exchange_seconds += seconds_since(t0);
@@ -334,12 +322,13 @@ int64_t DistVector::map(unsigned flags) {
                                            wrap_list});
       });
     });
-  for_each(ex, n_send,
-           PackRows<float>{at, sendbuf, order, peers + 3 * P, ncols, cap, nullptr, {0, 0, 0, 0}});
+  for_each(
+      ex, n_send,
+      PackRows<float>{at, sendbuf, order, peers + 3 * P, ncols, cap, nullptr, {0, 0, 0, 0}, -1, 0});
   for_each(ex, h, MoveRows{peers + 3 * P, ncols, cap, movers, tail});
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
-  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs, false);
+  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
   int64_t at_particle = n_stay;
   for (int r = 0; r < P; ++r) {
@@ -348,7 +337,7 @@ int64_t DistVector::map(unsigned flags) {
     for (size_t q = 0; q < layout.cols.size(); ++q) {
       PropertyBuffer& c = ps.column(layout.cols[q]);
       const size_t e = c.spec.elem_size;
-      const char* block = r == me ? sendbuf + send_displs[r] : recvbuf + recv_displs[r];
+      const char* block = recvbuf + recv_displs[r];
       copy_2d(static_cast<char*>(c.mirror(device)) + at_particle * e, c.row_bytes(cap),
               block + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, device && ps.cuda(),
               ps.stream());
@@ -512,10 +501,14 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   }
   GhostPlan& plan = *plan_;
 
+  // The messages: this rank's own periodic images are in none (PackRows writes them straight
+  // into the ghost rows), so their blocks are empty.
   MessageLayout layout(ps, cols);
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
-  const int64_t send_total = layout.offsets(plan.send_counts, send_bytes, send_displs);
-  const int64_t recv_total = layout.offsets(plan.recv_counts, recv_bytes, recv_displs);
+  std::vector<int64_t> msg_send = plan.send_counts, msg_recv = plan.recv_counts;
+  msg_send[me] = msg_recv[me] = 0;
+  const int64_t send_total = layout.offsets(msg_send, send_bytes, send_displs);
+  const int64_t recv_total = layout.offsets(msg_recv, recv_bytes, recv_displs);
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
@@ -542,27 +535,30 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
                          static_cast<int>(layout.cols.size()),
                          cap,
                          static_cast<const int32_t*>(plan.shift.data()),
-                         {len[0], len[1], len[2], len[3]}});
+                         {len[0], len[1], len[2], len[3]},
+                         me,
+                         n + plan.recv_first[me]});
   });
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
-  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs, false);
+  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
   for (int r = 0; r < P; ++r) {
-    const int64_t k = plan.recv_counts[r];
+    const int64_t k = msg_recv[r];
     if (k == 0) continue;
     for (size_t q = 0; q < layout.cols.size(); ++q) {
       PropertyBuffer& c = ps.column(layout.cols[q]);
       const size_t e = c.spec.elem_size;
-      const char* block = r == me ? sendbuf + send_displs[r] : recvbuf + recv_displs[r];
       copy_2d(static_cast<char*>(c.mirror(device)) + (n + plan.recv_first[r]) * e, c.row_bytes(cap),
-              block + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, gpu, ps.stream());
+              recvbuf + recv_displs[r] + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, gpu,
+              ps.stream());
     }
   }
   ps.sync_stream();
   ps.set_sizes(n, plan.n_recv);
   stats_.particles_sent = plan.n_send;
   stats_.particles_received = plan.n_recv;
+  stats_.particles_self = plan.send_counts[me];
   stats_.compute_seconds += seconds_since(t_unpack);
 }
 
@@ -574,7 +570,7 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   const bool gpu = device && ps.cuda();
   const Exec ex = ps.exec(device);
   ScratchBuffer* side = ws_.side(gpu);
-  const int P = comm_->size();
+  const int P = comm_->size(), me = comm_->rank();
   std::vector<int> cols = columns_of(props, nprops, false);
   bool ok = plan_ && plan_->valid && plan_->on_device == device && plan_->n_local == ps.n_local() &&
             ps.n_ghost() == plan_->n_recv;
@@ -587,11 +583,14 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   ps.flush_device();
   const int64_t n = ps.n_local(), cap = ps.capacity();
 
-  // Ghost values go back to their sources: the reverse of ghost_get's exchange.
+  // Ghost values go back to their sources: the reverse of ghost_get's exchange. The values of
+  // this rank's own images stay where they are: ReduceColumn reads them from the ghost rows.
   MessageLayout layout(ps, cols);
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
-  const int64_t send_total = layout.offsets(plan.recv_counts, send_bytes, send_displs);
-  const int64_t recv_total = layout.offsets(plan.send_counts, recv_bytes, recv_displs);
+  std::vector<int64_t> msg_send = plan.recv_counts, msg_recv = plan.send_counts;
+  msg_send[me] = msg_recv[me] = 0;
+  const int64_t send_total = layout.offsets(msg_send, send_bytes, send_displs);
+  const int64_t recv_total = layout.offsets(msg_recv, recv_bytes, recv_displs);
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   agree("pvec_ghost_put: making room", [&] {
@@ -600,7 +599,7 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
     peers = upload_peers(device, {&recv_displs, &plan.send_first, &plan.send_counts});
   });
   for (int r = 0; r < P; ++r) {
-    const int64_t k = plan.recv_counts[r];
+    const int64_t k = msg_send[r];
     if (k == 0) continue;
     for (size_t q = 0; q < layout.cols.size(); ++q) {
       const PropertyBuffer& c = ps.column(layout.cols[q]);
@@ -612,7 +611,7 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   }
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
-  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs, true);
+  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_reduce = Clock::now();
   BlockIndex at{static_cast<const int32_t*>(plan.peer.data()), peers, peers + P, peers + 2 * P};
   for (size_t k = 0; k < layout.cols.size(); ++k) {
@@ -626,13 +625,16 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
                         cap,
                         c.spec.ncomp,
                         layout.col_prefix[k],
-                        static_cast<int>(op)};
+                        static_cast<int>(op),
+                        me,
+                        n + plan.recv_first[me]};
       for_each(ex, plan.n_send, f);
     });
   }
   ps.sync_stream();
   stats_.particles_sent = plan.n_recv;
   stats_.particles_received = plan.n_send;
+  stats_.particles_self = plan.send_counts[me];
   stats_.compute_seconds += seconds_since(t_reduce);
 }
 

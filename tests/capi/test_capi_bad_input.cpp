@@ -342,7 +342,7 @@ TEST_CASE("layout_get needs the caller's struct_size", "[bad_input]") {
 TEST_CASE("op stats need the caller's struct_size and start at zero", "[bad_input]") {
   capi::Vector witness = make_witness();
   const pvec_vector_t v = witness.get();
-  for (size_t sz : {size_t{0}, size_t{8}, sizeof(pvec_op_stats) - 1}) {
+  for (size_t sz : {size_t{0}, size_t{8}, size_t{PVEC_OP_STATS_SIZE_V1} - 1}) {
     INFO("struct_size " << sz);
     pvec_op_stats s;
     s.struct_size = sz;
@@ -360,6 +360,15 @@ TEST_CASE("op stats need the caller's struct_size and start at zero", "[bad_inpu
   CHECK(s.bytes_received == 0);
   CHECK(s.particles_sent == 0);
   CHECK(s.particles_received == 0);
+  CHECK(s.particles_self == 0);
+  // A caller built against the first layout passes its size: the new field stays untouched.
+  std::memset(&s, 0x5a, sizeof s);
+  s.struct_size = PVEC_OP_STATS_SIZE_V1;
+  PVEC_REQUIRE_OK(pvec_last_op_stats(v, &s));
+  CHECK(s.particles_received == 0);
+  int64_t untouched;
+  std::memset(&untouched, 0x5a, sizeof untouched);
+  CHECK(s.particles_self == untouched);
 }
 
 TEST_CASE("negative and overflowing sizes", "[bad_input]") {

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <set>
 
 using namespace dist;
 
@@ -39,8 +41,29 @@ void check_ghost_get(pvec_vector_t v, const Props& p, const Setup& s, Path path,
   const Snapshot after = snapshot_host(v);
   const std::string diff = compare_rows(before, after, std::min(before.n_local, n));
   if (!diff.empty()) f.add("ghost_get changed a local particle: " + diff);
-  compare_ghosts(reference_ghosts(dc, s.pos, s.width, all, rank()), actual_ghosts(v, p), s.dim, f);
+  const std::vector<GhostEntry> want = reference_ghosts(dc, s.pos, s.width, all, rank());
+  compare_ghosts(want, actual_ghosts(v, p), s.dim, f);
   check_values(v, p, n, n + g, salt, f, listed ? listed : &p.values);
+  // The figures: received = ghosts; own periodic images (ghosts of this rank's particles) are
+  // counted apart and travel in no message.
+  std::set<int64_t> mine;
+  for (size_t k = 0; k < all.ids.size(); ++k)
+    if (all.rank[k] == rank()) mine.insert(all.ids[k]);
+  int64_t own_images = 0;
+  for (const GhostEntry& e : want) own_images += mine.count(e.id) != 0 ? 1 : 0;
+  pvec_op_stats ops;
+  std::memset(&ops, 0, sizeof ops);
+  ops.struct_size = sizeof ops;
+  DIST_OK(pvec_last_op_stats(v, &ops));
+  if (ops.particles_received != g) f.addf("particles_received ", ops.particles_received, " != ", g);
+  if (ops.particles_self != own_images)
+    f.addf("particles_self ", ops.particles_self, ", own periodic images ", own_images);
+  if (ops.particles_sent < ops.particles_self) f.add("particles_sent < particles_self");
+  if ((ops.bytes_sent == 0) != (ops.particles_sent == ops.particles_self))
+    f.addf("bytes_sent ", ops.bytes_sent, " for ", ops.particles_sent - ops.particles_self,
+           " entries to other ranks");
+  if (sum(ops.particles_sent) != sum(ops.particles_received))
+    f.add("ghost entries sent and received differ over the ranks");
   f.require(what);
 }
 

@@ -703,7 +703,7 @@ std::vector<Row> build_rows(Ctx& c) {
     });
   add("pvec_last_op_stats", "out NULL", IA,
       [](Ctx& x) { return pvec_last_op_stats(x.witness.get(), nullptr); });
-  for (size_t sz : {size_t{0}, sizeof(pvec_op_stats) - 1})
+  for (size_t sz : {size_t{0}, size_t{PVEC_OP_STATS_SIZE_V1} - 1})
     add("pvec_last_op_stats", "struct_size " + std::to_string(sz), IA, [sz](Ctx& x) {
       pvec_op_stats s;
       s.struct_size = sz;

@@ -63,7 +63,7 @@ int64_t pvec_ftest_offsetof(int which, int field) {
           offsetof(pvec_op_stats, struct_size), offsetof(pvec_op_stats, compute_seconds),
           offsetof(pvec_op_stats, exchange_seconds), offsetof(pvec_op_stats, bytes_sent),
           offsetof(pvec_op_stats, bytes_received), offsetof(pvec_op_stats, particles_sent),
-          offsetof(pvec_op_stats, particles_received))
+          offsetof(pvec_op_stats, particles_received), offsetof(pvec_op_stats, particles_self))
     default:
       return -1;
   }

@@ -45,7 +45,7 @@ program test_abi
   f_offsets = [offo(c_loc(ops%struct_size)), offo(c_loc(ops%compute_seconds)), &
                offo(c_loc(ops%exchange_seconds)), offo(c_loc(ops%bytes_sent)), &
                offo(c_loc(ops%bytes_received)), offo(c_loc(ops%particles_sent)), &
-               offo(c_loc(ops%particles_received))]
+               offo(c_loc(ops%particles_received)), offo(c_loc(ops%particles_self))]
   call compare_offsets(3, f_offsets, 'pvec_op_stats')
 
   ! ---- Constants, in the order of pvec_ftest_constant --------------------------------------------

@@ -93,7 +93,12 @@ program test_dist
   call check(ops%compute_seconds >= 0 .and. ops%exchange_seconds >= 0, 'op stats times')
   call check(ops%bytes_sent >= 0 .and. ops%bytes_received >= 0 .and. &
              ops%particles_sent >= 0 .and. ops%particles_received >= 0, 'op stats counts')
-  if (ops%particles_sent > 0) call check(ops%bytes_sent > 0, 'particles sent carry bytes')
+  call check(ops%particles_self >= 0 .and. ops%particles_self <= ops%particles_sent, &
+             'own periodic images are among the entries sent')
+  if (ops%particles_sent > ops%particles_self) &
+    call check(ops%bytes_sent > 0, 'entries for other ranks carry bytes')
+  if (ops%particles_sent == ops%particles_self) &
+    call check(ops%bytes_sent == 0, 'own periodic images travel in no message')
 
   call pvec_vector_destroy(vec)
   call pvec_finalize()

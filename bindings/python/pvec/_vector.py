@@ -439,8 +439,9 @@ class Vector:
 
     def last_op_stats(self):
         """pvec_last_op_stats as a dict: compute_seconds and exchange_seconds (wall time),
-        bytes_sent/received and particles_sent/received of the last map, ghost_get or
-        ghost_put on this vector (zeros before the first)."""
+        bytes_sent/received, particles_sent/received and particles_self (own periodic images,
+        in no message) of the last map, ghost_get or ghost_put on this vector (zeros before
+        the first)."""
         from .capi import OpStats
 
         stats = OpStats()

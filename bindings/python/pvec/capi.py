@@ -178,6 +178,7 @@ class OpStats(ctypes.Structure):
         ("bytes_received", ctypes.c_int64),
         ("particles_sent", ctypes.c_int64),
         ("particles_received", ctypes.c_int64),
+        ("particles_self", ctypes.c_int64),
     ]
 
 

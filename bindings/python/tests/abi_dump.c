@@ -66,6 +66,7 @@ int main(void) {
   FIELD(pvec_op_stats, bytes_received);
   FIELD(pvec_op_stats, particles_sent);
   FIELD(pvec_op_stats, particles_received);
+  FIELD(pvec_op_stats, particles_self);
   first = 1;
   printf("}},\n \"constants\": {");
   CONST(PVEC_VERSION_MAJOR);
