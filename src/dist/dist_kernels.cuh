@@ -148,6 +148,33 @@ struct WrapPositions {
 constexpr int kColWords = 4;
 constexpr int64_t kShifted = int64_t{1} << 32;
 
+// dst[e * stride] = col[e * cap + s] for the ncomp components, four loads issued before their
+// stores: a thread then has four gathers in flight instead of one (the stores may alias the
+// loads as far as the compiler knows, so a plain loop waits for each load). The row kernels
+// are bound by the loads in flight, not by bandwidth, without this.
+template <class W>
+PVEC_HD void copy_components(const W* col, int64_t cap, int64_t s, W* dst, int64_t stride,
+                             int64_t ncomp) {
+  int64_t e = 0;
+  for (; e + 4 <= ncomp; e += 4) {
+    const W v0 = col[e * cap + s], v1 = col[(e + 1) * cap + s], v2 = col[(e + 2) * cap + s],
+            v3 = col[(e + 3) * cap + s];
+    dst[e * stride] = v0;
+    dst[(e + 1) * stride] = v1;
+    dst[(e + 2) * stride] = v2;
+    dst[(e + 3) * stride] = v3;
+  }
+  const int64_t left = ncomp - e;
+  if (left > 0) {
+    const W v0 = col[e * cap + s];
+    const W v1 = left > 1 ? col[(e + 1) * cap + s] : W{};
+    const W v2 = left > 2 ? col[(e + 2) * cap + s] : W{};
+    dst[e * stride] = v0;
+    if (left > 1) dst[(e + 1) * stride] = v1;
+    if (left > 2) dst[(e + 2) * stride] = v2;
+  }
+}
+
 // Copy particle src[j] onto particle dst[j] in every column (filling holes left by movers).
 struct MoveRows {
   const int64_t* cols;
@@ -163,10 +190,10 @@ struct MoveRows {
       const int64_t ncomp = c[1];
       if ((c[3] & 0xff) == 8) {
         auto* col = reinterpret_cast<uint64_t*>(base);
-        for (int64_t k = 0; k < ncomp; ++k) col[k * cap + t] = col[k * cap + s];
+        copy_components(col, cap, s, col + t, cap, ncomp);
       } else {
         auto* col = reinterpret_cast<uint32_t*>(base);
-        for (int64_t k = 0; k < ncomp; ++k) col[k * cap + t] = col[k * cap + s];
+        copy_components(col, cap, s, col + t, cap, ncomp);
       }
     }
   }
@@ -237,24 +264,25 @@ struct PackRows {
       char* out = direct ? base + (self_row + local) * elem : buf + off + k * c[2] + local * elem;
       const int64_t stride = direct ? cap : k;
       if ((c[3] & kShifted) != 0) {
+        // The positions (at most PVEC_MAX_DIM components): all loads first, then the shifts.
         const P* col = reinterpret_cast<const P*>(base);
         P* dst = reinterpret_cast<P*>(out);
-        for (int64_t e = 0; e < ncomp; ++e) {
-          P v = col[e * cap + s];
+        P v[PVEC_MAX_DIM];
+        PVEC_UNROLL
+        for (int e = 0; e < PVEC_MAX_DIM; ++e) v[e] = e < ncomp ? col[e * cap + s] : P{};
+        PVEC_UNROLL
+        for (int e = 0; e < PVEC_MAX_DIM; ++e) {
+          if (e >= ncomp) break;
           const int sc = static_cast<int8_t>((code >> (8 * e)) & 0xffu);
-          // len indexed by a run-time e would put the array in local memory.
-          const double L = e == 0 ? len[0] : e == 1 ? len[1] : e == 2 ? len[2] : len[3];
-          if (sc != 0) v = v + static_cast<P>(sc * L);
-          dst[e * stride] = v;
+          if (sc != 0) v[e] = v[e] + static_cast<P>(sc * len[e]);
+          dst[e * stride] = v[e];
         }
       } else if (elem == 8) {
-        const auto* col = reinterpret_cast<const uint64_t*>(base);
-        auto* dst = reinterpret_cast<uint64_t*>(out);
-        for (int64_t e = 0; e < ncomp; ++e) dst[e * stride] = col[e * cap + s];
+        copy_components(reinterpret_cast<const uint64_t*>(base), cap, s,
+                        reinterpret_cast<uint64_t*>(out), stride, ncomp);
       } else {
-        const auto* col = reinterpret_cast<const uint32_t*>(base);
-        auto* dst = reinterpret_cast<uint32_t*>(out);
-        for (int64_t e = 0; e < ncomp; ++e) dst[e * stride] = col[e * cap + s];
+        copy_components(reinterpret_cast<const uint32_t*>(base), cap, s,
+                        reinterpret_cast<uint32_t*>(out), stride, ncomp);
       }
     }
   }
@@ -333,8 +361,10 @@ struct ReduceColumn {
 // fill pass: per dimension the first valid unwrapped cell and the mask of valid cells from
 // there (bit k: cell lo + k). lo[0] == kSlowRecord marks a particle whose ranges did not fit
 // a mask; the fill pass starts over from its position.
+// 16-byte aligned, so that a thread moves its record in 16-byte vector accesses (32 bytes in
+// 3D: two stores instead of seven).
 template <int DIM>
-struct NearRecord {
+struct alignas(16) NearRecord {
   int64_t i;
   int32_t lo[DIM];
   uint32_t mask[DIM];
@@ -387,6 +417,24 @@ PVEC_HD inline int bit_count(uint32_t m) {
 #endif
 }
 
+// The fast path of GhostCandidates' count pass, for a ghost width below half of every
+// subdomain width and a particle inside this rank's subdomain: along each dimension only the
+// unwrapped cells own-2 .. own+2 can be candidates (the general path examines a subset of
+// them), so their tests are precomputed here in the position type. Cell k (unwrapped own-2+k)
+// exists when bit k of exists[d] is set; the coordinate it tests is x + add[d][k], added in T
+// exactly as PackRows shifts it (add is 0 without a shift), and it is a candidate when
+// lo[d][k] <= that < hi[d][k]: the widened subdomain's bounds rounded up to T, which gives
+// the same answer as the double comparison of the general path (see Band).
+template <class T, int DIM>
+struct NearCells {
+  static constexpr int kCells = 5;
+  T lo[DIM][kCells];
+  T hi[DIM][kCells];
+  T add[DIM][kCells];
+  uint32_t exists[DIM];
+  Band<T, DIM> own;  // this rank's subdomain
+};
+
 // Ghost candidates of particle i: every (rank, periodic shift) whose subdomain, widened by
 // the ghost width, contains the shifted position, except (this rank, no shift).
 //
@@ -417,6 +465,8 @@ struct GhostCandidates {
   int32_t* peer;
   int64_t* src;
   int32_t* shift;
+  bool use_cells;  // the fast path applies (cells was built)
+  NearCells<T, DIM> cells;
 
   // Periodic shift s (in box lengths) that brings the unwrapped cell u into [0, D):
   // u + s D in [0, D). The shifts by one box length, the only ones a ghost layer narrower
@@ -494,6 +544,39 @@ struct GhostCandidates {
     return n;
   }
 
+  // Count pass through NearCells: false (nothing written) when particle i is not inside this
+  // rank's subdomain, and the general path must decide.
+  PVEC_HD bool count_in_cells(int64_t j, int64_t i) const {
+    T xs[DIM];
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) xs[d] = load_ro(pos + d * cap + i);
+    if (!cells.own.contains(xs)) return false;
+    NearRecord<DIM> rec;
+    rec.i = i;
+    int64_t n = 1;
+    bool own_combo = true;
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      uint32_t m = 0;
+      PVEC_UNROLL
+      for (int k = 0; k < NearCells<T, DIM>::kCells; ++k) {
+        const T v = static_cast<T>(xs[d] + cells.add[d][k]);
+        if (((cells.exists[d] >> k) & 1u) != 0 && v >= cells.lo[d][k] && v < cells.hi[d][k])
+          m |= 1u << k;
+      }
+      const int first = m != 0 ? lowest_bit(m) : 0;
+      m >>= first;
+      rec.lo[d] = own[d] - 2 + first;
+      rec.mask[d] = m;
+      n *= bit_count(m);
+      const int k = 2 - first;  // the own cell, unshifted
+      own_combo = own_combo && k >= 0 && ((m >> k) & 1u) != 0;
+    }
+    record[j] = rec;
+    count[j] = n - (own_combo ? 1 : 0);
+    return true;
+  }
+
   PVEC_HD void operator()(int64_t j) const {
     int64_t lo[DIM], size[DIM];
     uint32_t mask[DIM];
@@ -513,6 +596,7 @@ struct GhostCandidates {
       }
     } else {
       i = near[j];
+      if (use_cells && count_in_cells(j, i)) return;
     }
     double x[DIM];
     bool finite = true;

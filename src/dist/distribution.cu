@@ -109,6 +109,30 @@ Band<T, DIM> inner_band(const CartGrid& g, int me, double width) {
   return band_of<T, DIM>(lo, hi);
 }
 
+// GhostCandidates' tables for its fast path (see NearCells); false when the ghost width is not
+// below half of the subdomain width along every dimension (then the general path runs).
+template <class T, int DIM>
+bool near_cells(const CartGrid& g, int me, double width, NearCells<T, DIM>& out) {
+  int c[PVEC_MAX_DIM] = {0, 0, 0, 0};
+  g.cells_of_rank(me, c);
+  GhostCandidates<T, DIM> probe{};
+  probe.g = g;
+  for (int d = 0; d < DIM; ++d) {
+    if (!(width >= 0 && width < 0.5 * g.h[d])) return false;
+    out.exists[d] = 0;
+    for (int k = 0; k < NearCells<T, DIM>::kCells; ++k) {
+      int cell = 0, sh = 0;
+      const bool ok = probe.cell_of(d, c[d] - 2 + k, cell, sh);
+      out.exists[d] |= ok ? 1u << k : 0u;
+      out.lo[d][k] = ok ? ceil_to<T>(g.edge(d, cell) - width) : T{0};
+      out.hi[d][k] = ok ? ceil_to<T>(g.edge(d, cell + 1) + width) : T{0};
+      out.add[d][k] = sh == 0 ? T{0} : static_cast<T>(sh * g.length(d));
+    }
+  }
+  out.own = own_band<T, DIM>(g, me);
+  return true;
+}
+
 // The columns of a message for the fused kernels (PackRows, MoveRows): kColWords words each.
 // The addresses are final only once the growth is installed.
 std::vector<int64_t> column_words(const ParticleSet& ps, const MessageLayout& layout, bool device,
@@ -442,6 +466,7 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
               f.peer = pe;
               f.src = sr;
               f.shift = sh;
+              f.use_cells = near_cells<T, DIM>(grid_, me, ghost_width_, f.cells);
               for_each(ex, nb, f);
             });
           };
