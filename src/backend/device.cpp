@@ -60,6 +60,15 @@ void* device_alloc_pinned(size_t bytes) {
 }
 void device_free_pinned(void* p) noexcept { cudaFreeHost(p); }
 
+bool device_register_host(void* p, size_t bytes) {
+  if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return true;
+}
+void device_unregister_host(void* p) noexcept { cudaHostUnregister(p); }
+
 void copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
              bool on_device, void* stream) {
   if (width == 0 || height == 0) return;
@@ -108,6 +117,8 @@ void* device_alloc(size_t) { return nullptr; }
 void device_free(void*) noexcept {}
 void* device_alloc_pinned(size_t) { return nullptr; }
 void device_free_pinned(void*) noexcept {}
+bool device_register_host(void*, size_t) { return false; }
+void device_unregister_host(void*) noexcept {}
 
 void copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
              bool, void*) {

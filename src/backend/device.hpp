@@ -19,6 +19,10 @@ void* device_alloc(size_t bytes);  // nullptr on failure
 void device_free(void* p) noexcept;
 void* device_alloc_pinned(size_t bytes);  // nullptr on failure
 void device_free_pinned(void* p) noexcept;
+// Page-locks host memory the caller allocated (cudaHostRegister, portable); false on failure
+// (no device, or the driver refused). Undone by device_unregister_host before the free.
+bool device_register_host(void* p, size_t bytes);
+void device_unregister_host(void* p) noexcept;
 
 // 2D copy of `height` rows of `width` bytes. on_device: through the CUDA runtime
 // (cudaMemcpy2DAsync, direction inferred from the addresses) ordered on stream; otherwise

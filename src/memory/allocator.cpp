@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
+#include <unordered_set>
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -32,6 +34,73 @@ const char* kind_name(MemKind kind) {
   return "?";
 }
 
+// Large host allocations sit on 2 MiB pages where the kernel allows it (transparent huge
+// pages, "madvise" mode): fresh memory then costs one page fault per 2 MiB instead of one per
+// 4 KiB, which is most of the cost of growing a large vector.
+constexpr size_t kPage = 4096;
+constexpr size_t kHuge = size_t{2} << 20;
+constexpr size_t kHugeFrom = 4 * kHuge;
+
+// bytes rounded up to a multiple of the alignment (at least min_align), which *rounded_out
+// receives.
+void* host_alloc(size_t bytes, size_t min_align, size_t* rounded_out) {
+  size_t align = min_align;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (bytes >= kHugeFrom) align = kHuge;
+#endif
+  const size_t rounded = (bytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  if (p != nullptr && align == kHuge) madvise(p, rounded, MADV_HUGEPAGE);  // advice only
+#endif
+  if (rounded_out != nullptr) *rounded_out = rounded;
+  return p;
+}
+
+// Pinned allocations from 1 MiB are host memory of their own pages (huge pages from 8 MiB)
+// page-locked by cudaHostRegister. Measured on the H200 machine (allocate + free, per byte):
+// 0.07-0.2 ns/B at 1-16 MiB and 0.2 ns/B on huge pages up to 1 GiB, against 0.6 ns/B for
+// cudaHostAlloc/cudaFreeHost at every size (1.3 ns/B at 1 MiB); copies from it run at the
+// same 55 GB/s. Smaller blocks keep cudaHostAlloc. The set tells deallocate which way a block
+// was made (registration can fail, and then cudaHostAlloc serves).
+constexpr size_t kRegisterFrom = size_t{1} << 20;
+std::mutex g_registered_mutex;
+std::unordered_set<void*> g_registered;
+
+void* pinned_alloc(size_t bytes) {
+  if (bytes >= kRegisterFrom) {
+    size_t rounded = 0;
+    void* p = host_alloc(bytes, kPage, &rounded);  // whole pages: no page is shared
+    if (p != nullptr) {
+      if (device_register_host(p, rounded)) {
+        try {
+          std::lock_guard<std::mutex> lock(g_registered_mutex);
+          g_registered.insert(p);
+          return p;
+        } catch (...) {  // the set could not grow: give the block back
+          device_unregister_host(p);
+        }
+      }
+      std::free(p);
+    }
+  }
+  return device_alloc_pinned(bytes);
+}
+
+void pinned_free(void* p) noexcept {
+  bool registered = false;
+  {
+    std::lock_guard<std::mutex> lock(g_registered_mutex);
+    registered = g_registered.erase(p) != 0;
+  }
+  if (registered) {
+    device_unregister_host(p);
+    std::free(p);
+  } else {
+    device_free_pinned(p);
+  }
+}
+
 bool injected_failure() {
   int64_t left = g_fail_after.load();
   while (left >= 0) {
@@ -47,24 +116,11 @@ void* allocate(MemKind kind, size_t bytes) {
   void* p = nullptr;
   if (!injected_failure()) {
     switch (kind) {
-      case MemKind::host: {
-        size_t align = kAlignment;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-        // Large mirrors on 2 MiB pages where the kernel allows it (transparent huge pages,
-        // "madvise" mode): fresh memory then costs one page fault per 2 MiB instead of one
-        // per 4 KiB, which is most of the cost of growing a large vector.
-        constexpr size_t kHuge = size_t{2} << 20;
-        if (bytes >= 4 * kHuge) align = kHuge;
-#endif
-        const size_t rounded = (bytes + align - 1) / align * align;
-        p = std::aligned_alloc(align, rounded);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-        if (p != nullptr && align == kHuge) madvise(p, rounded, MADV_HUGEPAGE);  // advice only
-#endif
+      case MemKind::host:
+        p = host_alloc(bytes, kAlignment, nullptr);
         break;
-      }
       case MemKind::pinned:
-        p = device_alloc_pinned(bytes);
+        p = pinned_alloc(bytes);
         break;
       case MemKind::device:
         p = device_alloc(bytes);
@@ -87,7 +143,7 @@ void deallocate(MemKind kind, void* p, size_t bytes) noexcept {
       std::free(p);
       break;
     case MemKind::pinned:
-      device_free_pinned(p);
+      pinned_free(p);
       break;
     case MemKind::device:
       device_free(p);

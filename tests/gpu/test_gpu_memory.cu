@@ -102,6 +102,19 @@ TEST_CASE("pinned and pageable host mirrors both work", "[gpu]") {
     round_trip(vec, nullptr, false);
     round_trip(vec, nullptr, true);
   }
+  SECTION("pinned, large: huge-page memory page-locked by registration") {
+    // 16 MiB per mirror: past the size from which pinned blocks are registered host memory
+    // rather than cudaHostAlloc'ed (src/memory/allocator.cpp); CUDA must see it as pinned.
+    const std::int64_t big = std::int64_t{1} << 20;
+    pvec::vector vec(pvec::vector_desc().particles(big), s);
+    CHECK(memory_type(vec.host_ptr<double>(0)) == cudaMemoryTypeHost);
+    CHECK(memory_type(vec.host_ptr<double>(0) + 2 * vec.capacity() - 1) == cudaMemoryTypeHost);
+    round_trip(vec, nullptr, false);
+    round_trip(vec, nullptr, true);
+    vec.reserve(3 * big);  // a reallocation: a new block registered, the old one released
+    CHECK(memory_type(vec.host_ptr<double>(0)) == cudaMemoryTypeHost);
+    round_trip(vec, nullptr, true);
+  }
   SECTION("pageable") {
     pvec::vector vec(pvec::vector_desc().particles(n).host_memory(PVEC_HOST_PAGEABLE), s);
     CHECK(memory_type(vec.host_ptr<double>(0)) == cudaMemoryTypeUnregistered);
@@ -111,6 +124,7 @@ TEST_CASE("pinned and pageable host mirrors both work", "[gpu]") {
     round_trip(vec, nullptr, true);
   }
   CHECK(pvec::memory_stats().device_bytes == before.device_bytes);
+  CHECK(pvec::memory_stats().pinned_bytes == before.pinned_bytes);
 }
 
 TEST_CASE("transfers on a user-created stream", "[gpu]") {
