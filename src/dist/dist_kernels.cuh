@@ -116,28 +116,41 @@ struct LabelOwner {
   }
 };
 
-// Whether LabelOwner flagged particle i for wrapping.
-struct Flagged {
-  const uint8_t* flag;
-  PVEC_HD bool operator()(int64_t i) const { return flag[i] != 0; }
-};
-
-// Wraps the periodic coordinates of particle list[j] (LabelOwner flagged it) into the box.
+// Wraps the periodic coordinates of the particles LabelOwner flagged: one pass over the flags
+// (a byte per particle) touching the positions only where flagged, with no selection of a list
+// first and no count to wait for. Element c covers the kWrapChunk particles from kWrapChunk*c
+// with one 16-byte load of their flags (a thread per flag would spend the pass launching
+// blocks); the flag array is padded to a multiple of kWrapChunk bytes.
+constexpr int64_t kWrapChunk = 16;
 template <class T, int DIM>
 struct WrapPositions {
   CartGrid g;
   T* pos;
   int64_t cap;
-  const int64_t* list;
-  PVEC_HD void operator()(int64_t j) const {
-    const int64_t i = list[j];
-    PVEC_UNROLL
-    for (int d = 0; d < DIM; ++d)
-      if (g.periodic[d]) {
-        const T x = pos[d * cap + i];
-        const T w = wrap_stored(g, d, x);
-        if (!(w == x)) pos[d * cap + i] = w;
-      }
+  const uint8_t* flag;
+  int64_t n;
+  PVEC_HD void operator()(int64_t c) const {
+    uint64_t f[2];
+#if defined(__CUDA_ARCH__)
+    const uint4 v = reinterpret_cast<const uint4*>(flag)[c];
+    f[0] = (static_cast<uint64_t>(v.y) << 32) | v.x;
+    f[1] = (static_cast<uint64_t>(v.w) << 32) | v.z;
+#else
+    std::memcpy(f, flag + kWrapChunk * c, sizeof f);
+#endif
+    if ((f[0] | f[1]) == 0) return;
+    for (int k = 0; k < kWrapChunk; ++k) {
+      if (((f[k / 8] >> (8 * (k % 8))) & 0xffu) == 0) continue;
+      const int64_t i = kWrapChunk * c + k;
+      if (i >= n) break;  // the padding
+      PVEC_UNROLL
+      for (int d = 0; d < DIM; ++d)
+        if (g.periodic[d]) {
+          const T x = pos[d * cap + i];
+          const T w = wrap_stored(g, d, x);
+          if (!(w == x)) pos[d * cap + i] = w;
+        }
+    }
   }
 };
 

@@ -247,7 +247,8 @@ int64_t DistVector::map(unsigned flags) {
   int64_t outside = 0, m = 0, to_wrap = 0;
   agree("pvec_map: labelling", [&] {
     dest = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(n, 1));
-    wrap_flag = side[Workspace::kFlags].ensure_as<uint8_t>(std::max<int64_t>(n, 1));
+    // Padded for WrapPositions' 16-byte loads (the pad bytes are never acted on).
+    wrap_flag = side[Workspace::kFlags].ensure_as<uint8_t>((n / kWrapChunk + 1) * kWrapChunk);
     with_pos_type(pos_dtype_, [&](auto t) {
       using T = decltype(t);
       with_dim(grid_.dim, [&](auto D) {
@@ -319,12 +320,10 @@ int64_t DistVector::map(unsigned flags) {
   ParticleSet::Reservation growth;
   // The per-peer arrays travel with the column table, whose addresses are final only after
   // growth: room for both is reserved here, so that the upload after growth allocates nothing.
-  int64_t* wrap_list = nullptr;
   agree("pvec_map: making room", [&] {
     sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
     recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
     reserve_peers(device, 3 * P + kColWords * layout.cols.size());
-    if (to_wrap > 0) wrap_list = side[Workspace::kWrapList].ensure_as<int64_t>(to_wrap);
     growth = ps.reserve_growth(n_stay + n_recv);
   });
   ps.install_growth(growth);  // may reallocate: take column pointers after this
@@ -339,11 +338,9 @@ int64_t DistVector::map(unsigned flags) {
     with_pos_type(pos_dtype_, [&](auto t) {
       using T = decltype(t);
       with_dim(grid_.dim, [&](auto D) {
-        const int64_t w =
-            select_values(ex, n, IndexOf{}, Flagged{wrap_flag}, wrap_list, side[Workspace::kTemp]);
-        for_each(ex, w,
+        for_each(ex, (n + kWrapChunk - 1) / kWrapChunk,
                  WrapPositions<T, D.value>{grid_, static_cast<T*>(ps.column(0).mirror(device)), cap,
-                                           wrap_list});
+                                           wrap_flag, n});
       });
     });
   for_each(

@@ -10,7 +10,6 @@ struct Workspace {
   enum Slot {
     kLabels,
     kFlags,
-    kWrapList,
     kIndexA,
     kIndexB,
     kKeysAlt,
