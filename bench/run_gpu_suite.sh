@@ -6,6 +6,7 @@
 #
 #   --quick         every program with --quick (tiny sizes), MPI runs at 2 ranks only
 #   --only LIST     comma-separated subset of: kernel,transfer,growth,map,map_host
+#                   (transfer includes bench_pinned_alloc)
 #                   (map runs both particle orders, random and sorted by cell)
 #                   (the build always runs; it is incremental)
 #   --budget S      wall-clock budget of the whole call in seconds (default 540, quick 300);
@@ -101,7 +102,7 @@ step configure "$BLOG" 120 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Relea
   -DCMAKE_CUDA_ARCHITECTURES=90 -DPVEC_BUILD_TESTS=OFF -DPVEC_BUILD_EXAMPLES=OFF \
   -DPVEC_BUILD_FORTRAN=OFF -DPVEC_BUILD_BENCH=ON
 step build "$BLOG" 300 cmake --build "$BUILD" -j "$(nproc)" --target bench_kernel_bandwidth \
-  bench_transfer bench_growth bench_map_ghost bench_map_ghost_host
+  bench_transfer bench_pinned_alloc bench_growth bench_map_ghost bench_map_ghost_host
 B="$BUILD/bench"
 if [ ! -x "$B/bench_map_ghost" ]; then
   say "build failed: see build.log"
@@ -119,6 +120,8 @@ if want transfer; then
   L="$RES/transfer.log"; : > "$L"
   # 6 reps from 1e6: a pageable 1e8 round trip alone takes about a second.
   step transfer "$L" 75 "$B/bench_transfer" $(pick --quick "--reps 6")
+  # The cost of making pinned blocks (what growth pays per reallocation), in the same log.
+  step pinned_alloc "$L" 30 "$B/bench_pinned_alloc" $(pick --quick "")
 fi
 if want growth; then
   L="$RES/growth.log"; : > "$L"
