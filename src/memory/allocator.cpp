@@ -58,11 +58,11 @@ void* host_alloc(size_t bytes, size_t min_align, size_t* rounded_out) {
 }
 
 // Pinned allocations from 1 MiB are host memory of their own pages (huge pages from 8 MiB)
-// page-locked by cudaHostRegister. Measured on the H200 machine (allocate + free, per byte):
-// 0.07-0.2 ns/B at 1-16 MiB and 0.2 ns/B on huge pages up to 1 GiB, against 0.6 ns/B for
-// cudaHostAlloc/cudaFreeHost at every size (1.3 ns/B at 1 MiB); copies from it run at the
-// same 55 GB/s. Smaller blocks keep cudaHostAlloc. The set tells deallocate which way a block
-// was made (registration can fail, and then cudaHostAlloc serves).
+// page-locked by cudaHostRegister. bench_pinned_alloc on the H200 machine (make + release one
+// block, 1 MiB .. 1 GiB): 0.17-0.37 ns/byte against 0.65-1.27 ns/byte for cudaHostAlloc +
+// cudaFreeHost, and copies from either kind run at the same speed (docs/performance.md,
+// growth). Smaller blocks keep cudaHostAlloc. The set tells deallocate which way a block was
+// made (registration can fail, and then cudaHostAlloc serves).
 constexpr size_t kRegisterFrom = size_t{1} << 20;
 std::mutex g_registered_mutex;
 std::unordered_set<void*> g_registered;
