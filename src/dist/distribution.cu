@@ -77,19 +77,6 @@ void with_dtype(pvec_dtype t, F&& f) {
   }
 }
 
-// This rank's subdomain as a Band: the particles LabelOwner can label without arithmetic.
-template <class T, int DIM>
-Band<T, DIM> own_band(const CartGrid& g, int me) {
-  int c[PVEC_MAX_DIM] = {0, 0, 0, 0};
-  g.cells_of_rank(me, c);
-  double lo[DIM], hi[DIM];
-  for (int d = 0; d < DIM; ++d) {
-    lo[d] = g.edge(d, c[d]);
-    hi[d] = g.edge(d, c[d] + 1);
-  }
-  return band_of<T, DIM>(lo, hi);
-}
-
 // The subdomain shrunk by the ghost width on every side with a neighbour: a particle inside
 // is a ghost nowhere (GhostNear). Non-periodic domain boundaries have no neighbour; across a
 // periodic one the images are tested on coordinates rounded to T, so the band gives way by a
@@ -107,30 +94,6 @@ Band<T, DIM> inner_band(const CartGrid& g, int me, double width) {
     hi[d] = g.edge(d, c[d] + 1) - (last && !g.periodic[d] ? 0 : width + (last ? slack : 0));
   }
   return band_of<T, DIM>(lo, hi);
-}
-
-// GhostCandidates' tables for its fast path (see NearCells); false when the ghost width is not
-// below half of the subdomain width along every dimension (then the general path runs).
-template <class T, int DIM>
-bool near_cells(const CartGrid& g, int me, double width, NearCells<T, DIM>& out) {
-  int c[PVEC_MAX_DIM] = {0, 0, 0, 0};
-  g.cells_of_rank(me, c);
-  GhostCandidates<T, DIM> probe{};
-  probe.g = g;
-  for (int d = 0; d < DIM; ++d) {
-    if (!(width >= 0 && width < 0.5 * g.h[d])) return false;
-    out.exists[d] = 0;
-    for (int k = 0; k < NearCells<T, DIM>::kCells; ++k) {
-      int cell = 0, sh = 0;
-      const bool ok = probe.cell_of(d, c[d] - 2 + k, cell, sh);
-      out.exists[d] |= ok ? 1u << k : 0u;
-      out.lo[d][k] = ok ? ceil_to<T>(g.edge(d, cell) - width) : T{0};
-      out.hi[d][k] = ok ? ceil_to<T>(g.edge(d, cell + 1) + width) : T{0};
-      out.add[d][k] = sh == 0 ? T{0} : static_cast<T>(sh * g.length(d));
-    }
-  }
-  out.own = own_band<T, DIM>(g, me);
-  return true;
 }
 
 // The columns of a message for the fused kernels (PackRows, MoveRows): kColWords words each.

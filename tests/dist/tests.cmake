@@ -24,6 +24,11 @@ foreach(_t map ghost_get ghost_put ghost_plan map_errors comm)
   endif()
 endforeach()
 
+# White-box: ghost_get's candidate count pass, fast path against general path (serial; the
+# functor is header-only, so only pvec's source headers are needed).
+pvec_add_test(dist_ghost_candidates SOURCES ${_dist}/test_ghost_candidates.cpp LABELS dist)
+target_include_directories(dist_ghost_candidates PRIVATE ${PROJECT_SOURCE_DIR}/src)
+
 unset(_t)
 unset(_dist_libs)
 unset(_dist)
