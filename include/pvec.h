@@ -496,7 +496,8 @@ PVEC_API pvec_status pvec_map(pvec_vector_t vec, unsigned flags, int64_t* n_remo
 /** Replace the ghosts by copies of every particle (of any rank, this one included) that lies
  *  within ghost_width of this rank's subdomain, or of its periodic images, with positions
  *  shifted by the period across periodic boundaries. Ghosts are appended after the local
- *  particles; the listed properties (props NULL: all) and the positions travel. Collective.
+ *  particles; the listed properties (props NULL: all) and the positions travel; properties
+ *  not listed hold unspecified values on the ghosts until the caller writes them. Collective.
  *  Invalidates pointers (may grow). flags: PVEC_ON_DEVICE, PVEC_GHOST_REUSE_PLAN,
  *  PVEC_GHOST_SKIP_POSITIONS. Errors: INVALID_HANDLE, INVALID_ARGUMENT, OUT_OF_RANGE,
  *  OUT_OF_MEMORY, CUDA, MPI, NOT_SUPPORTED (PVEC_ON_DEVICE with more than 2^31-1 local
@@ -505,8 +506,11 @@ PVEC_API pvec_status pvec_ghost_get(pvec_vector_t vec, const int* props, int npr
                                     unsigned flags);
 
 /** Send the ghosts' values of the listed properties back to the particles they copy and
- *  combine them there with op; ghost values are then left as they were. Uses the plan of
- *  the last ghost_get (INVALID_ARGUMENT without one). Collective; invalidates nothing.
+ *  combine them there with op; ghost values are then left as they were. Any property may be
+ *  listed, whether or not the last ghost_get sent it: what travels is what the ghost rows
+ *  hold, typically contributions the caller's kernel accumulated on the ghosts (forces, density
+ *  sums). Uses the plan of the last ghost_get (INVALID_ARGUMENT without one). Collective;
+ *  invalidates nothing.
  *  flags: PVEC_ON_DEVICE. Errors: INVALID_HANDLE, INVALID_ARGUMENT, OUT_OF_RANGE, CUDA,
  *  MPI. */
 PVEC_API pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int nprops,
