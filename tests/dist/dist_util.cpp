@@ -182,6 +182,24 @@ int64_t n_ghost(pvec_vector_t v) {
   REQUIRE(pvec_ghost_size(v, &n) == PVEC_SUCCESS);
   return n;
 }
+pvec_op_stats op_stats(pvec_vector_t v) {
+  pvec_op_stats ops;
+  std::memset(&ops, 0, sizeof ops);
+  ops.struct_size = sizeof ops;
+  REQUIRE(pvec_last_op_stats(v, &ops) == PVEC_SUCCESS);
+  return ops;
+}
+void check_exchange_figures(const pvec_op_stats& ops, int64_t own_images, const char* op,
+                            Failures& f) {
+  if (ops.particles_self != own_images)
+    f.addf(op, " particles_self ", ops.particles_self, ", own periodic images ", own_images);
+  if (ops.particles_sent < ops.particles_self) f.addf(op, " particles_sent < particles_self");
+  if ((ops.bytes_sent == 0) != (ops.particles_sent == ops.particles_self))
+    f.addf(op, " bytes_sent ", ops.bytes_sent, " for ", ops.particles_sent - ops.particles_self,
+           " entries to other ranks");
+  if (sum(ops.particles_sent) != sum(ops.particles_received))
+    f.addf(op, ": entries sent and received differ over the ranks");
+}
 int64_t capacity(pvec_vector_t v) {
   int64_t n = -1;
   REQUIRE(pvec_capacity(v, &n) == PVEC_SUCCESS);

@@ -155,6 +155,15 @@ int dim_of(pvec_vector_t v);
 pvec_dtype pos_dtype(pvec_vector_t v);
 int64_t id_of(pvec_vector_t v, const Props& p, int64_t i);
 
+// pvec_last_op_stats of v, the whole struct (REQUIREd to succeed).
+pvec_op_stats op_stats(pvec_vector_t v);
+// What every ghost exchange's figures must say, on every rank (collective: call on all):
+// particles_self is this rank's `own_images` (its own periodic images) and within
+// particles_sent; only entries for other ranks make message bytes; entries sent and received
+// agree over the ranks. `op` names the call in the messages.
+void check_exchange_figures(const pvec_op_stats& ops, int64_t own_images, const char* op,
+                            Failures& f);
+
 // Position coordinate as double / written from double (rounded to the position type).
 double get_pos(const Column& pos, int64_t i, int d);
 void set_pos(const Column& pos, int64_t i, int d, double x);

@@ -51,19 +51,9 @@ void check_ghost_get(pvec_vector_t v, const Props& p, const Setup& s, Path path,
     if (all.rank[k] == rank()) mine.insert(all.ids[k]);
   int64_t own_images = 0;
   for (const GhostEntry& e : want) own_images += mine.count(e.id) != 0 ? 1 : 0;
-  pvec_op_stats ops;
-  std::memset(&ops, 0, sizeof ops);
-  ops.struct_size = sizeof ops;
-  DIST_OK(pvec_last_op_stats(v, &ops));
+  const pvec_op_stats ops = op_stats(v);
   if (ops.particles_received != g) f.addf("particles_received ", ops.particles_received, " != ", g);
-  if (ops.particles_self != own_images)
-    f.addf("particles_self ", ops.particles_self, ", own periodic images ", own_images);
-  if (ops.particles_sent < ops.particles_self) f.add("particles_sent < particles_self");
-  if ((ops.bytes_sent == 0) != (ops.particles_sent == ops.particles_self))
-    f.addf("bytes_sent ", ops.bytes_sent, " for ", ops.particles_sent - ops.particles_self,
-           " entries to other ranks");
-  if (sum(ops.particles_sent) != sum(ops.particles_received))
-    f.add("ghost entries sent and received differ over the ranks");
+  check_exchange_figures(ops, own_images, "ghost_get", f);
   f.require(what);
 }
 

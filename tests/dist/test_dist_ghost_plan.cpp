@@ -31,13 +31,7 @@ Slots slots(pvec_vector_t v, const Props& p) {
   return s;
 }
 
-int64_t bytes_sent(pvec_vector_t v) {
-  pvec_op_stats st;
-  std::memset(&st, 0, sizeof st);
-  st.struct_size = sizeof st;
-  REQUIRE(pvec_last_op_stats(v, &st) == PVEC_SUCCESS);
-  return st.bytes_sent;
-}
+int64_t bytes_sent(pvec_vector_t v) { return op_stats(v).bytes_sent; }
 
 pvec_status ghost_get(pvec_vector_t v, Path path, const std::vector<int>& props, unsigned flags,
                       Failures& f, std::string* err = nullptr) {

@@ -161,18 +161,9 @@ void run(const Setup& s, Path path, pvec_reduce_op op, bool ones) {
     int64_t own_images = 0;
     for (int64_t j = 0; j < g; ++j)
       own_images += local_ids.count(static_cast<int64_t>(idc.bits(n + j, 0))) != 0 ? 1 : 0;
-    pvec_op_stats ops;
-    std::memset(&ops, 0, sizeof ops);
-    ops.struct_size = sizeof ops;
-    DIST_OK(pvec_last_op_stats(v, &ops));
+    const pvec_op_stats ops = op_stats(v);
     if (ops.particles_sent != g) f.addf("ghost_put particles_sent ", ops.particles_sent, " != ", g);
-    if (ops.particles_self != own_images)
-      f.addf("ghost_put particles_self ", ops.particles_self, ", own images ", own_images);
-    if ((ops.bytes_sent == 0) != (ops.particles_sent == ops.particles_self))
-      f.addf("ghost_put bytes_sent ", ops.bytes_sent, " for ",
-             ops.particles_sent - ops.particles_self, " values to other ranks");
-    if (sum(ops.particles_sent) != sum(ops.particles_received))
-      f.add("ghost_put: values sent and received differ over the ranks");
+    check_exchange_figures(ops, own_images, "ghost_put", f);
   }
   const Snapshot after = snapshot_host(v);
   if (after.n_local != n || after.n_ghost != g) f.add("ghost_put changed the sizes");
