@@ -57,6 +57,19 @@ inline void adopt_pvec_device() {
   BENCH_PVEC(pvec_schema_destroy(s));
 }
 
+// The start of every CUDA benchmark's main after its arguments: false (having printed the
+// agreed skip line and finalised pvec) when no CUDA device is usable, so that the program
+// returns 0; otherwise true, with this runtime on pvec's device.
+inline bool start_on_device() {
+  if (!cuda_device_present()) {
+    std::printf("no CUDA device: skipped\n");
+    pvec_finalize();
+    return false;
+  }
+  adopt_pvec_device();
+  return true;
+}
+
 // Name of the current device, for the header line of each benchmark.
 inline std::string device_name() {
   int dev = 0;

@@ -317,12 +317,7 @@ int main(int argc, char** argv) {
   args.finish();
   if (dtype != "f32" && dtype != "f64" && dtype != "both") bench::die("--dtype f32|f64|both");
 
-  if (!bench::cuda_device_present()) {
-    std::printf("no CUDA device: skipped\n");
-    pvec_finalize();
-    return 0;
-  }
-  bench::adopt_pvec_device();
+  if (!bench::start_on_device()) return 0;
   int dev = 0, sms = 0;
   BENCH_CUDA(cudaGetDevice(&dev));
   BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));

@@ -86,12 +86,7 @@ int main(int argc, char** argv) {
   const int reps = static_cast<int>(std::max<int64_t>(1, args.count("--reps", 5)));
   args.finish();
 
-  if (!bench::cuda_device_present()) {
-    std::printf("no CUDA device: skipped\n");
-    pvec_finalize();
-    return 0;
-  }
-  bench::adopt_pvec_device();
+  if (!bench::start_on_device()) return 0;
   std::printf(
       "# bench_pinned_alloc on %s; make + give back one pinned block, median of %d; ratio = "
       "cuda_host_alloc time / time\n",

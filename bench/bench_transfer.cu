@@ -137,12 +137,7 @@ int main(int argc, char** argv) {
   const double slack = args.real("--slack", 0.3);
   args.finish();
 
-  if (!bench::cuda_device_present()) {
-    std::printf("no CUDA device: skipped\n");
-    pvec_finalize();
-    return 0;
-  }
-  bench::adopt_pvec_device();
+  if (!bench::start_on_device()) return 0;
   RealisticSchema rs;
   std::printf(
       "# bench_transfer on %s; 64-byte particle, capacity = %.2f x size; median wall "
