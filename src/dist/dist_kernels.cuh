@@ -244,25 +244,43 @@ struct Iota {
   PVEC_HD void operator()(int64_t j) const { v[j] = j; }
 };
 
-// Entry j (sorted by peer) goes into peer[j]'s block as particle j - first[peer[j]].
+// Where one entry's values sit: in its peer's message block as particle `local` of k, or, for
+// this rank's own periodic images (`direct`), in the entry's ghost row of the column itself.
+struct Slot {
+  char* block;  // the peer's message block
+  int64_t k;
+  int64_t local;
+  int64_t row;  // direct: the ghost row
+  bool direct;
+  // Component 0 of the entry in a column (col: the column's base; prefix: bytes per message
+  // particle before the column; elem: element size), and the distance between components in
+  // elements.
+  PVEC_HD char* at(char* col, int64_t cap, int64_t prefix, int64_t elem, int64_t& stride) const {
+    stride = direct ? cap : k;
+    return direct ? col + row * elem : block + k * prefix + local * elem;
+  }
+};
+
+// Entry j (sorted by peer) goes into peer[j]'s block as particle j - first[peer[j]]; the
+// entries of peer `self` (this rank's own periodic images in ghost_get and ghost_put; -1 for
+// none) into the ghost rows self_row.. instead, in no message.
 struct BlockIndex {
   const int32_t* peer;
   const int64_t* block_off;  // bytes
   const int64_t* first;
   const int64_t* count;
-  PVEC_HD void locate(int64_t j, int64_t prefix, int64_t& byte_off, int64_t& k,
-                      int64_t& local) const {
-    int32_t r = peer[j];
-    k = count[r];
-    local = j - first[r];
-    byte_off = block_off[r] + k * prefix;
+  int self;
+  int64_t self_row;
+  PVEC_HD Slot slot(int64_t j, char* buf) const {
+    const int32_t r = peer[j];
+    const int64_t local = j - first[r];
+    return Slot{buf + block_off[r], count[r], local, self_row + local, r == self};
   }
 };
 
-// Entry j into its peer's message block, every column in one pass (the entry's indices are
-// read once for all columns). P is the position type, used for the shifted column. The
-// entries of peer `self` (this rank's own periodic images in ghost_get; -1 for none) skip the
-// message: they go straight into the ghost rows self_row.. of the same columns.
+// Entry j into its peer's message block (or its ghost row), every column in one pass (the
+// entry's indices are read once for all columns). P is the position type, used for the
+// shifted column.
 template <class P>
 struct PackRows {
   BlockIndex at;
@@ -273,12 +291,8 @@ struct PackRows {
   int64_t cap;
   const int32_t* shift;  // packed periodic shifts, or null
   double len[PVEC_MAX_DIM];
-  int self;
-  int64_t self_row;
   PVEC_HD void operator()(int64_t j) const {
-    int64_t off, k, local;
-    at.locate(j, 0, off, k, local);
-    const bool direct = at.peer[j] == self;
+    const Slot slot = at.slot(j, buf);
     const int64_t s = src[j];
     const uint32_t code = shift != nullptr ? static_cast<uint32_t>(shift[j]) : 0u;
     for (int q = 0; q < ncols; ++q) {
@@ -286,9 +300,8 @@ struct PackRows {
       char* base = reinterpret_cast<char*>(c[0]);
       const int64_t ncomp = c[1];
       const int64_t elem = c[3] & 0xff;
-      // Destination of component 0, and the distance between components in elements.
-      char* out = direct ? base + (self_row + local) * elem : buf + off + k * c[2] + local * elem;
-      const int64_t stride = direct ? cap : k;
+      int64_t stride = 0;
+      char* out = slot.at(base, cap, c[2], elem, stride);
       if ((c[3] & kShifted) != 0) {
         // The positions (at most PVEC_MAX_DIM components): all loads first, then the shifts.
         const P* col = reinterpret_cast<const P*>(base);
@@ -357,27 +370,22 @@ PVEC_HD void combine(T* target, T v, int op) {
 #endif
 }
 
-// Ghost entry j's received values combined into its source particle. Entries of peer `self`
-// (own periodic images) are in no message: their values are read from the ghost rows
-// self_row.. of the same column.
+// Ghost entry j's received values combined into its source particle. Entries of this rank's
+// own periodic images are in no message: their values are read from their ghost rows.
 template <class T>
 struct ReduceColumn {
   BlockIndex at;
-  const char* buf;
+  char* buf;
   const int64_t* dst_idx;
   T* col;
   int64_t cap;
   int64_t ncomp;
   int64_t prefix;
   int op;
-  int self;
-  int64_t self_row;
   PVEC_HD void operator()(int64_t j) const {
-    int64_t off, k, local;
-    at.locate(j, prefix, off, k, local);
-    const bool direct = at.peer[j] == self;
-    const T* src = direct ? col + self_row + local : reinterpret_cast<const T*>(buf + off) + local;
-    const int64_t stride = direct ? cap : k;
+    int64_t stride = 0;
+    const T* src = reinterpret_cast<const T*>(
+        at.slot(j, buf).at(reinterpret_cast<char*>(col), cap, prefix, sizeof(T), stride));
     const int64_t d = dst_idx[j];
     for (int64_t c = 0; c < ncomp; ++c) combine(&col[c * cap + d], src[c * stride], op);
   }

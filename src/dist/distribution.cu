@@ -13,6 +13,7 @@
 #include "dist/ghost_plan.hpp"
 #include "dist/message_layout.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -274,8 +275,8 @@ int64_t DistVector::map(unsigned flags) {
   for (int r = 0; r < P; ++r) n_recv += recv_count[r];
   MessageLayout layout(ps, columns_of(nullptr, 0, true));
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
-  const int64_t send_total = layout.offsets(send_count, send_bytes, send_displs);
-  const int64_t recv_total = layout.offsets(recv_count, recv_bytes, recv_displs);
+  const int64_t send_total = layout.offsets(send_count, send_bytes, send_displs, me);
+  const int64_t recv_total = layout.offsets(recv_count, recv_bytes, recv_displs, me);
   // keys/order live in the kKeysAlt/kValsAlt slots; send and recv get their own. Growth
   // comes last: it is the only step here that changes the vector.
   char *sendbuf = nullptr, *recvbuf = nullptr;
@@ -293,7 +294,7 @@ int64_t DistVector::map(unsigned flags) {
   const int64_t cap = ps.capacity();
   const std::vector<int64_t> colw = column_words(ps, layout, device, false);
   peers = upload_peers(device, {&send_displs, &send_first, &send_count, &colw});
-  BlockIndex at{keys, peers, peers + P, peers + 2 * P};
+  BlockIndex at{keys, peers, peers + P, peers + 2 * P, -1, 0};
   const int ncols = static_cast<int>(layout.cols.size());
 
   // 6. Commit: wrap periodic coordinates, pack movers, fill holes, exchange, unpack.
@@ -306,9 +307,8 @@ int64_t DistVector::map(unsigned flags) {
                                            wrap_flag, n});
       });
     });
-  for_each(
-      ex, n_send,
-      PackRows<float>{at, sendbuf, order, peers + 3 * P, ncols, cap, nullptr, {0, 0, 0, 0}, -1, 0});
+  for_each(ex, n_send,
+           PackRows<float>{at, sendbuf, order, peers + 3 * P, ncols, cap, nullptr, {0, 0, 0, 0}});
   for_each(ex, h, MoveRows{peers + 3 * P, ncols, cap, movers, tail});
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
@@ -362,7 +362,8 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
            "PVEC_GHOST_REUSE_PLAN: no valid plan from a previous ghost_get on this side (the "
            "particles changed, or the previous call ran on the other mirror)");
   }
-  if (!skip_pos) cols.insert(cols.begin(), 0);
+  if (!skip_pos && std::find(cols.begin(), cols.end(), 0) == cols.end())
+    cols.insert(cols.begin(), 0);  // the positions travel once, listed or not
   ps.sync_stream();
   ps.flush_device();
 
@@ -490,10 +491,8 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   // into the ghost rows), so their blocks are empty.
   MessageLayout layout(ps, cols);
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
-  std::vector<int64_t> msg_send = plan.send_counts, msg_recv = plan.recv_counts;
-  msg_send[me] = msg_recv[me] = 0;
-  const int64_t send_total = layout.offsets(msg_send, send_bytes, send_displs);
-  const int64_t recv_total = layout.offsets(msg_recv, recv_bytes, recv_displs);
+  const int64_t send_total = layout.offsets(plan.send_counts, send_bytes, send_displs, me);
+  const int64_t recv_total = layout.offsets(plan.recv_counts, recv_bytes, recv_displs, me);
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
@@ -507,7 +506,12 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   const int64_t cap = ps.capacity();
   const std::vector<int64_t> colw = column_words(ps, layout, device, true);
   peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts, &colw});
-  BlockIndex at{static_cast<const int32_t*>(plan.peer.data()), peers, peers + P, peers + 2 * P};
+  BlockIndex at{static_cast<const int32_t*>(plan.peer.data()),
+                peers,
+                peers + P,
+                peers + 2 * P,
+                me,
+                n + plan.recv_first[me]};
   double len[PVEC_MAX_DIM] = {0, 0, 0, 0};
   for (int d = 0; d < grid_.dim; ++d) len[d] = grid_.length(d);
   with_pos_type(pos_dtype_, [&](auto t) {  // shifting needs arithmetic in the position type
@@ -520,17 +524,15 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
                          static_cast<int>(layout.cols.size()),
                          cap,
                          static_cast<const int32_t*>(plan.shift.data()),
-                         {len[0], len[1], len[2], len[3]},
-                         me,
-                         n + plan.recv_first[me]});
+                         {len[0], len[1], len[2], len[3]}});
   });
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
   exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
   for (int r = 0; r < P; ++r) {
-    const int64_t k = msg_recv[r];
-    if (k == 0) continue;
+    const int64_t k = plan.recv_counts[r];
+    if (recv_bytes[r] == 0) continue;  // nothing received (or this rank's own images)
     for (size_t q = 0; q < layout.cols.size(); ++q) {
       PropertyBuffer& c = ps.column(layout.cols[q]);
       const size_t e = c.spec.elem_size;
@@ -572,10 +574,8 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   // this rank's own images stay where they are: ReduceColumn reads them from the ghost rows.
   MessageLayout layout(ps, cols);
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
-  std::vector<int64_t> msg_send = plan.recv_counts, msg_recv = plan.send_counts;
-  msg_send[me] = msg_recv[me] = 0;
-  const int64_t send_total = layout.offsets(msg_send, send_bytes, send_displs);
-  const int64_t recv_total = layout.offsets(msg_recv, recv_bytes, recv_displs);
+  const int64_t send_total = layout.offsets(plan.recv_counts, send_bytes, send_displs, me);
+  const int64_t recv_total = layout.offsets(plan.send_counts, recv_bytes, recv_displs, me);
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   agree("pvec_ghost_put: making room", [&] {
@@ -584,8 +584,8 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
     peers = upload_peers(device, {&recv_displs, &plan.send_first, &plan.send_counts});
   });
   for (int r = 0; r < P; ++r) {
-    const int64_t k = msg_send[r];
-    if (k == 0) continue;
+    const int64_t k = plan.recv_counts[r];
+    if (send_bytes[r] == 0) continue;  // nothing to send (or this rank's own images)
     for (size_t q = 0; q < layout.cols.size(); ++q) {
       const PropertyBuffer& c = ps.column(layout.cols[q]);
       const size_t e = c.spec.elem_size;
@@ -598,7 +598,12 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   stats_.compute_seconds += seconds_since(t_start);
   exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_reduce = Clock::now();
-  BlockIndex at{static_cast<const int32_t*>(plan.peer.data()), peers, peers + P, peers + 2 * P};
+  BlockIndex at{static_cast<const int32_t*>(plan.peer.data()),
+                peers,
+                peers + P,
+                peers + 2 * P,
+                me,
+                n + plan.recv_first[me]};
   for (size_t k = 0; k < layout.cols.size(); ++k) {
     PropertyBuffer& c = ps.column(layout.cols[k]);
     with_dtype(c.spec.dtype, [&](auto t) {
@@ -610,9 +615,7 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
                         cap,
                         c.spec.ncomp,
                         layout.col_prefix[k],
-                        static_cast<int>(op),
-                        me,
-                        n + plan.recv_first[me]};
+                        static_cast<int>(op)};
       for_each(ex, plan.n_send, f);
     });
   }

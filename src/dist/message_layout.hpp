@@ -28,15 +28,16 @@ struct MessageLayout {
     }
   }
   int64_t block_bytes(int64_t k) const { return (k * particle_bytes + 7) / 8 * 8; }
-  // Byte offsets of each peer's block, and the total.
+  // Byte offsets of each peer's block, and the total. The block of rank `empty` (this rank's
+  // own, whose entries never travel: -1 for none) has no bytes whatever its count.
   int64_t offsets(const std::vector<int64_t>& counts, std::vector<int64_t>& bytes,
-                  std::vector<int64_t>& displs) const {
+                  std::vector<int64_t>& displs, int empty) const {
     bytes.resize(counts.size());
     displs.resize(counts.size());
     int64_t total = 0;
     for (size_t r = 0; r < counts.size(); ++r) {
       displs[r] = total;
-      bytes[r] = block_bytes(counts[r]);
+      bytes[r] = static_cast<int>(r) == empty ? 0 : block_bytes(counts[r]);
       total += bytes[r];
     }
     return total;

@@ -71,6 +71,12 @@ void run(const Setup& s) {
     // Positions listed explicitly as well.
     const std::vector<int> with_pos = {p.id, PVEC_POS, p.f64};
     check_ghost_get(v, p, s, path, &with_pos, s.seed + 1, "PVEC_POS listed");
+    // The positions travel once, listed or not: the same bytes without PVEC_POS in the list.
+    const pvec_op_stats listed_ops = op_stats(v);
+    const std::vector<int> without_pos = {p.id, p.f64};
+    check_ghost_get(v, p, s, path, &without_pos, s.seed + 1, "PVEC_POS not listed");
+    CHECK(op_stats(v).bytes_sent == listed_ops.bytes_sent);
+    CHECK(op_stats(v).particles_sent == listed_ops.particles_sent);
     DIST_OK(pvec_vector_destroy(v));
   }
 }
