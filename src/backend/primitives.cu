@@ -46,6 +46,48 @@ struct LowerBound {
   }
 };
 
+#if defined(__CUDACC__)
+// The bit count of word w (0 past the last word, so that a scan of n_words + 1 of them ends
+// with the total).
+struct WordBits {
+  const uint32_t* words;
+  int64_t n_words;
+  __host__ __device__ int64_t operator()(int64_t w) const {
+#if defined(__CUDA_ARCH__)
+    return w < n_words ? __popc(words[w]) : 0;
+#else
+    return 0;
+#endif
+  }
+};
+
+// The indices of the set bits of every word from the word's offset on. A warp takes 32 words
+// at a time (coalesced loads of words and offsets) and writes the indices of each non-zero
+// one together, a lane per bit: the stores of a word are contiguous, and a word of 32 kept
+// indices (the common case when the kept particles are sorted together) costs one step, not
+// 32 steps of one thread.
+__global__ void write_voted(int64_t n_words, const uint32_t* words, const int64_t* offsets,
+                            int64_t* out) {
+  const unsigned lane = threadIdx.x & 31u;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
+  for (int64_t w0 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * 32;
+       w0 < n_words; w0 += 32 * warps) {
+    const int64_t w = w0 + lane;
+    const uint32_t mine = w < n_words ? words[w] : 0u;
+    const int64_t first = mine != 0 ? offsets[w] : 0;
+    unsigned busy = __ballot_sync(0xffffffffu, mine != 0);
+    while (busy != 0) {
+      const int src = __ffs(busy) - 1;
+      busy &= busy - 1;
+      const uint32_t bits = __shfl_sync(0xffffffffu, mine, src);
+      const int64_t at = __shfl_sync(0xffffffffu, first, src);
+      if ((bits >> lane) & 1u)
+        out[at + __popc(bits & ((1u << lane) - 1u))] = 32 * (w0 + src) + lane;
+    }
+  }
+}
+#endif
+
 }  // namespace
 
 #if defined(__CUDACC__)
@@ -69,24 +111,65 @@ int64_t select_indices(const Exec& exec, const int32_t* keys, int64_t begin, int
                        tmp);
 }
 
+int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, int64_t* out,
+                      ScratchBuffer& tmp) {
+#if defined(__CUDACC__)
+  if (exec.on_device && n_words > 0) {
+    cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
+    auto bits = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
+                                                WordBits{words, n_words});
+    size_t scan_bytes = 0;
+    check_cuda(
+        cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, bits, static_cast<int64_t*>(nullptr),
+                                      as_cub_count(n_words + 1), s),
+        "cub::DeviceScan::ExclusiveSum");
+    // [offsets of the n_words + 1 words | scan temp], the temp 256-byte aligned.
+    const size_t at_temp = ((n_words + 1) * sizeof(int64_t) + 255) / 256 * 256;
+    char* base = static_cast<char*>(tmp.ensure(at_temp + scan_bytes));
+    auto* offsets = reinterpret_cast<int64_t*>(base);
+    check_cuda(cub::DeviceScan::ExclusiveSum(base + at_temp, scan_bytes, bits, offsets,
+                                             as_cub_count(n_words + 1), s),
+               "cub::DeviceScan::ExclusiveSum");
+    constexpr int kBlock = 256;
+    int64_t blocks = (n_words + kBlock - 1) / kBlock;  // a warp per 32 words
+    if (blocks > 4096) blocks = 4096;
+    write_voted<<<static_cast<unsigned>(blocks), kBlock, 0, s>>>(n_words, words, offsets, out);
+    check_launch("voted_indices kernel launch");
+    int64_t total = 0;
+    copy_bytes(&total, offsets + n_words, sizeof total, true, exec.stream);
+    stream_synchronize(exec.stream);
+    return total;
+  }
+#endif
+  (void)tmp;
+  int64_t c = 0;  // the host: the same from the words
+  for (int64_t w = 0; w < n_words; ++w)
+    for (int b = 0; b < 32; ++b)
+      if ((words[w] >> b) & 1u) out[c++] = 32 * w + b;
+  return c;
+}
+
 int64_t exclusive_scan(const Exec& exec, const int64_t* in, int64_t* out, int64_t n,
                        ScratchBuffer& tmp) {
   if (n <= 0) return 0;
 #if defined(__CUDACC__)
   if (exec.on_device) {
     cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
-    int64_t last_in = 0;
-    copy_bytes(&last_in, in + n - 1, sizeof last_in, true, exec.stream);
     size_t bytes = 0;
     check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, as_cub_count(n), s),
                "cub::DeviceScan::ExclusiveSum");
-    void* t = tmp.ensure(bytes);
-    check_cuda(cub::DeviceScan::ExclusiveSum(t, bytes, in, out, as_cub_count(n), s),
+    // [the last input and the last output | scan temp]: the last input is kept on the device
+    // before the scan (out may overwrite it), so that one copy to the host brings both.
+    auto* last = static_cast<int64_t*>(tmp.ensure(256 + bytes));
+    copy_bytes(last, in + n - 1, sizeof(int64_t), true, exec.stream);
+    check_cuda(cub::DeviceScan::ExclusiveSum(reinterpret_cast<char*>(last) + 256, bytes, in, out,
+                                             as_cub_count(n), s),
                "cub::DeviceScan::ExclusiveSum");
-    int64_t last_out = 0;
-    copy_bytes(&last_out, out + n - 1, sizeof last_out, true, exec.stream);
+    copy_bytes(last + 1, out + n - 1, sizeof(int64_t), true, exec.stream);
+    int64_t h[2] = {0, 0};
+    copy_bytes(h, last, sizeof h, true, exec.stream);
     stream_synchronize(exec.stream);
-    return last_out + last_in;
+    return h[0] + h[1];
   }
 #endif
   (void)tmp;

@@ -17,6 +17,11 @@ int as_cub_count(int64_t n);
 int64_t select_indices(const Exec& exec, const int32_t* keys, int64_t begin, int64_t end,
                        int32_t value, bool equal, int64_t* out, ScratchBuffer& tmp);
 
+// The indices whose bits are set in words (bit b of words[w]: index 32 w + b), in increasing
+// order, written to out; returns how many (select_where's last passes on the device).
+int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, int64_t* out,
+                      ScratchBuffer& tmp);
+
 // out[i] = sum of in[0..i); returns the total. out may alias in.
 int64_t exclusive_scan(const Exec& exec, const int64_t* in, int64_t* out, int64_t n,
                        ScratchBuffer& tmp);

@@ -1,9 +1,12 @@
+// Selections of indices on the host or the device (templates: the tests are made inside the
+// selection passes). Include only from .cu files.
+//
 // select_values(exec, n, load, keep, out, tmp): for i in [0, n) in increasing order, writes
 // v = load(i) to out when keep(v), and returns how many (synchronising the stream on the
 // device). A template, so that the values are made and tested inside the selection pass
 // (CUB's DeviceSelect::If over a transformed counting iterator) instead of going through
 // arrays first: a caller can select records (an index with the data a later pass needs) in
-// the one pass that reads the data. Include only from .cu files.
+// the one pass that reads the data.
 #pragma once
 
 #include "backend/device.hpp"
@@ -56,6 +59,57 @@ int64_t select_values(const Exec& exec, int64_t n, Load load, Keep keep, V* out,
     const V v = load(i);
     if (keep(v)) out[c++] = v;
   }
+  return c;
+}
+
+#if defined(__CUDACC__)
+// select_where's first pass: bit b of words[w] = keep(32 w + b), a warp per word (32
+// consecutive indices: coalesced loads), the bits gathered by a vote.
+template <class Keep>
+__global__ void vote_kernel(int64_t n, int64_t n_words, Keep keep, uint32_t* words) {
+  const unsigned lane = threadIdx.x & 31u;
+  const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
+  for (int64_t w = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32; w < n_words;
+       w += warps) {
+    const int64_t i = 32 * w + lane;
+    const unsigned bits = __ballot_sync(0xffffffffu, i < n && keep(i));
+    if (lane == 0) words[w] = bits;
+  }
+}
+
+#endif
+
+// select_where(exec, n, keep, out, votes, tmp): writes the i in [0, n) with keep(i) to out in
+// increasing order and returns how many (synchronising the stream on the device). For a keep
+// that reads data (several columns of a particle): on the device keep runs once per index in
+// a pass with coalesced loads whose answers a warp vote packs 32 to a word (in votes); then
+// voted_indices scans the words' bit counts and writes each word's indices at its offset,
+// passes over n / 32 words. (select_values over a counting iterator hands each thread
+// consecutive indices, so that a keep reading columns loads with a stride.)
+template <class Keep>
+int64_t select_where(const Exec& exec, int64_t n, Keep keep, int64_t* out, ScratchBuffer& votes,
+                     ScratchBuffer& tmp) {
+  if (n <= 0) return 0;
+  if (exec.on_device) {
+#if defined(__CUDACC__)
+    const int64_t n_words = (n + 31) / 32;
+    auto* words = votes.ensure_as<uint32_t>(n_words);
+    constexpr int kBlock = 256;
+    int64_t blocks = (n_words * 32 + kBlock - 1) / kBlock;
+    if (blocks > 4096) blocks = 4096;  // a grid-stride loop beyond: enough to fill a GPU
+    vote_kernel<<<static_cast<unsigned>(blocks), kBlock, 0,
+                  static_cast<cudaStream_t>(exec.stream)>>>(n, n_words, keep, words);
+    check_launch("select_where vote kernel launch");
+    return voted_indices(exec, words, n_words, out, tmp);
+#else
+    (void)votes;
+    (void)tmp;
+    fail(PVEC_ERROR_INTERNAL, "device execution requested in a file compiled without CUDA");
+#endif
+  }
+  int64_t c = 0;
+  for (int64_t i = 0; i < n; ++i)
+    if (keep(i)) out[c++] = i;
   return c;
 }
 

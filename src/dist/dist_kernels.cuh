@@ -391,24 +391,17 @@ struct ReduceColumn {
   }
 };
 
-// What the count pass of GhostCandidates learnt about a particle near a boundary, for the
-// fill pass: per dimension the first valid unwrapped cell and the mask of valid cells from
-// there (bit k: cell lo + k). lo[0] == kSlowRecord marks a particle whose ranges did not fit
-// a mask; the fill pass starts over from its position.
-// 16-byte aligned, so that a thread moves its record in 16-byte vector accesses (32 bytes in
-// 3D: two stores instead of seven).
+// What GhostCandidates' examination of a particle near a boundary finds, for its emit: per
+// dimension the first valid unwrapped cell and the mask of valid cells from there (bit k: cell lo +
+// k). lo[0] == kSlowRecord marks a particle whose ranges did not fit a mask; emit starts over from
+// its position.
 template <int DIM>
-struct alignas(16) NearRecord {
+struct NearRecord {
   int64_t i;
   int32_t lo[DIM];
   uint32_t mask[DIM];
 };
 constexpr int32_t kSlowRecord = INT32_MIN;
-
-// The identity on indices: what select_values selects when it selects indices.
-struct IndexOf {
-  PVEC_HD int64_t operator()(int64_t i) const { return i; }
-};
 
 // Whether particle i may be a ghost anywhere: false only when it lies in this rank's
 // subdomain shrunk by the ghost width on every side that has a neighbour (`inner`, see
@@ -451,11 +444,11 @@ PVEC_HD inline int bit_count(uint32_t m) {
 #endif
 }
 
-// The fast path of GhostCandidates' count pass, for a ghost width below half of every
-// subdomain width and a particle inside this rank's subdomain: along each dimension only the
-// unwrapped cells own-2 .. own+2 can be candidates (the general path examines a subset of
-// them), so their tests are precomputed here in the position type. Cell k (unwrapped own-2+k)
-// exists when bit k of exists[d] is set; the coordinate it tests is x + add[d][k], added in T
+// The fast path of GhostCandidates' count, for a ghost width below half of every subdomain
+// width and a particle inside this rank's subdomain: along each dimension only the unwrapped
+// cells own-2 .. own+2 can be candidates (the general path examines a subset of them), so
+// their tests are precomputed here in the position type. Cell k (unwrapped own-2+k) exists
+// when bit k of exists[d] is set; the coordinate it tests is x + add[d][k], added in T
 // exactly as PackRows shifts it (add is 0 without a shift), and it is a candidate when
 // lo[d][k] <= that < hi[d][k]: the widened subdomain's bounds rounded up to T, which gives
 // the same answer as the double comparison of the general path (see Band).
@@ -470,33 +463,36 @@ struct NearCells {
 };
 
 // Ghost candidates of particle i: every (rank, periodic shift) whose subdomain, widened by
-// the ghost width, contains the shifted position, except (this rank, no shift).
+// the ghost width, contains the shifted position, except (this rank, no shift). count gives
+// their number, emit writes them; ghost_get runs both over the particles GhostNear selected
+// (CountNear, then FillNear from the scanned counts). emit examines its particle again
+// (position-type and integer work on three coordinates) rather than read a record the count
+// pass would have written: a record is wider than the coordinates it comes from.
+//
+// A particle inside `inner` (GhostNear's band) has none: examine answers 0 at once.
 //
 // Per dimension the candidates are unwrapped cells u of one contiguous range: the range the
 // floors of x -+ width give, widened by one against rounding, tested cell by cell (the only
 // floating-point work) into a bit mask. A particle's candidates are the combinations of one
-// valid cell per dimension, so the count pass multiplies bit counts and keeps the masks in a
-// record, and the fill pass walks the combinations of the record with integer arithmetic
-// only. A range wider than 32 cells (a ghost layer spanning tens of subdomains) is tested
-// combination by combination instead, in both passes.
-//
-// Count pass (fill false): particle near[j]; writes count[j] and record[j]. Fill pass: reads
-// record[j] and writes entries offset[j].. in the order of the combinations (last dimension
-// fastest).
+// valid cell per dimension, so count multiplies bit counts and keeps the masks in its record,
+// and emit walks the combinations of the record with integer arithmetic only, writing entries
+// from `first` in the order of the combinations (last dimension fastest). A range wider than
+// 32 cells (a ghost layer spanning tens of subdomains) is tested combination by combination
+// instead, in both halves.
 template <class T, int DIM>
 struct GhostCandidates {
+  struct Input {
+    T x[DIM];
+  };
+  using Item = NearRecord<DIM>;
   CartGrid g;
   double width;
   int me;
   int own[DIM];  // this rank's cell per dimension
-  bool fill;
   const T* pos;
   int64_t cap;
-  const int64_t* near;      // count pass: the particles to examine (GhostNear)
-  NearRecord<DIM>* record;  // written by the count pass, read by the fill pass
-  int64_t* count;           // count pass: candidates of particle j
-  const int64_t* offset;    // fill pass: first slot of particle j
-  int32_t* peer;
+  Band<T, DIM> inner;  // particles inside are ghosts nowhere
+  int32_t* peer;       // emit's entries: destination rank, source particle, packed shift
   int64_t* src;
   int32_t* shift;
   bool use_cells;  // the fast path applies (cells was built)
@@ -533,10 +529,10 @@ struct GhostCandidates {
   }
 
   // Walks the combinations like an odometer (no division); with masks (fast) each cell's
-  // validity is a bit, otherwise it is tested. Fill: writes the entries from base. Returns
-  // how many there are.
+  // validity is a bit, otherwise it is tested. With write, writes the entries from base.
+  // Returns how many there are.
   PVEC_HD int64_t walk(int64_t i, const int64_t* lo, const int64_t* size, const uint32_t* mask,
-                       bool fast, const double* x, int64_t base) const {
+                       bool fast, const double* x, int64_t base, bool write) const {
     int64_t combos = 1;
     int64_t step[DIM];
     PVEC_UNROLL
@@ -560,7 +556,7 @@ struct GhostCandidates {
         r = r * g.dims[d] + c;
       }
       if (ok && !(r == me && zero)) {
-        if (fill) {
+        if (write) {
           peer[base + n] = r;
           src[base + n] = i;
           shift[base + n] = static_cast<int32_t>(code);
@@ -578,14 +574,8 @@ struct GhostCandidates {
     return n;
   }
 
-  // Count pass through NearCells: false (nothing written) when particle i is not inside this
-  // rank's subdomain, and the general path must decide.
-  PVEC_HD bool count_in_cells(int64_t j, int64_t i) const {
-    T xs[DIM];
-    PVEC_UNROLL
-    for (int d = 0; d < DIM; ++d) xs[d] = load_ro(pos + d * cap + i);
-    if (!cells.own.contains(xs)) return false;
-    NearRecord<DIM> rec;
+  // The fast path, for a particle inside this rank's subdomain (cells.own).
+  PVEC_HD int64_t count_in_cells(const T* xs, int64_t i, Item& rec) const {
     rec.i = i;
     int64_t n = 1;
     bool own_combo = true;
@@ -606,50 +596,16 @@ struct GhostCandidates {
       const int k = 2 - first;  // the own cell, unshifted
       own_combo = own_combo && k >= 0 && ((m >> k) & 1u) != 0;
     }
-    record[j] = rec;
-    count[j] = n - (own_combo ? 1 : 0);
-    return true;
+    return n - (own_combo ? 1 : 0);
   }
 
-  PVEC_HD void operator()(int64_t j) const {
-    int64_t lo[DIM], size[DIM];
-    uint32_t mask[DIM];
-    int64_t i = 0;
-    if (fill) {
-      const NearRecord<DIM> rec = record[j];
-      i = rec.i;
-      if (rec.lo[0] != kSlowRecord) {  // integer work only
-        PVEC_UNROLL
-        for (int d = 0; d < DIM; ++d) {
-          lo[d] = rec.lo[d];
-          mask[d] = rec.mask[d];
-          size[d] = mask[d] != 0 ? highest_bit(mask[d]) + 1 : 0;
-        }
-        walk(i, lo, size, mask, true, nullptr, offset[j]);
-        return;
-      }
-    } else {
-      i = near[j];
-      if (use_cells && count_in_cells(j, i)) return;
-    }
-    double x[DIM];
-    bool finite = true;
-    PVEC_UNROLL
-    for (int d = 0; d < DIM; ++d) {
-      x[d] = static_cast<double>(load_ro(pos + d * cap + i));
-      finite = finite && x[d] - x[d] == 0;
-    }
-    if (!finite) {  // a NaN or Inf coordinate is near no subdomain
-      if (!fill) {
-        count[j] = 0;
-        NearRecord<DIM> rec{};
-        rec.i = i;  // empty masks: no candidate
-        record[j] = rec;
-      }
-      return;
-    }
+  // The general path's ranges of a finite position x: per dimension the first cell lo and the
+  // number of cells; fast (a mask per dimension) unless some range is wider than 32 cells.
+  // own_combo: (own cells, no shift) lies among the combinations (meaningful when fast).
+  PVEC_HD bool ranges(const double* x, int64_t* lo, int64_t* size, uint32_t* mask,
+                      int& own_combo) const {
     bool fast = true;
-    int own_combo = 1;  // (own cells, no shift) lies among the combinations
+    own_combo = 1;
     PVEC_UNROLL
     for (int d = 0; d < DIM; ++d) {
       int64_t a = g.cell_unclamped(d, x[d] - width) - 1;
@@ -676,27 +632,120 @@ struct GhostCandidates {
         size[d] = b >= a ? b - a + 1 : 0;
       }
     }
-    if (fill) {  // a slow record
-      walk(i, lo, size, mask, false, x, offset[j]);
-      return;
+    return fast;
+  }
+
+  // Position of particle i in double; false when a coordinate is NaN or Inf (near no
+  // subdomain).
+  PVEC_HD bool position(int64_t i, double* x) const {
+    bool finite = true;
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      x[d] = static_cast<double>(load_ro(pos + d * cap + i));
+      finite = finite && x[d] - x[d] == 0;
     }
-    NearRecord<DIM> rec;
+    return finite;
+  }
+
+  // The general path: any position, any width.
+  PVEC_HD int64_t count_general(int64_t i, Item& rec) const {
     rec.i = i;
+    double x[DIM];
+    if (!position(i, x)) {
+      PVEC_UNROLL
+      for (int d = 0; d < DIM; ++d) rec.lo[d] = 0, rec.mask[d] = 0;  // no candidate
+      return 0;
+    }
+    int64_t lo[DIM], size[DIM];
+    uint32_t mask[DIM];
+    int own_combo = 0;
+    const bool fast = ranges(x, lo, size, mask, own_combo);
     PVEC_UNROLL
     for (int d = 0; d < DIM; ++d) {
       rec.lo[d] = fast ? static_cast<int32_t>(lo[d]) : 0;
       rec.mask[d] = mask[d];
     }
-    if (!fast) rec.lo[0] = kSlowRecord;
-    record[j] = rec;
-    if (fast) {
-      int64_t n = 1;
-      PVEC_UNROLL
-      for (int d = 0; d < DIM; ++d) n *= bit_count(mask[d]);
-      count[j] = n - own_combo;
-    } else {
-      count[j] = walk(i, lo, size, mask, false, x, 0);
+    if (!fast) {
+      rec.lo[0] = kSlowRecord;
+      return walk(i, lo, size, mask, false, x, 0, false);
     }
+    int64_t n = 1;
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) n *= bit_count(mask[d]);
+    return n - own_combo;
+  }
+
+  // The candidates of particle i (coordinates in), and in rec what emit walks.
+  PVEC_HD int64_t examine(int64_t i, const Input& in, Item& rec) const {
+    if (inner.contains(in.x)) return 0;
+    if (use_cells && cells.own.contains(in.x)) return count_in_cells(in.x, i, rec);
+    return count_general(i, rec);
+  }
+
+  // The coordinates of particle i; its number of candidates; its entries from first on.
+  PVEC_HD void load(int64_t i, Input& in) const {
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) in.x[d] = load_ro(pos + d * cap + i);
+  }
+  PVEC_HD int64_t count(int64_t i, const Input& in) const {
+    Item rec;
+    return examine(i, in, rec);
+  }
+  PVEC_HD void emit(int64_t i, const Input& in, int64_t first) const {
+    Item rec;
+    if (examine(i, in, rec) == 0) return;
+    if (rec.lo[0] == kSlowRecord) {
+      emit_general(rec.i, first);
+      return;
+    }
+    int64_t lo[DIM], size[DIM];  // integer work only
+    uint32_t mask[DIM];
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      lo[d] = rec.lo[d];
+      mask[d] = rec.mask[d];
+      size[d] = mask[d] != 0 ? highest_bit(mask[d]) + 1 : 0;
+    }
+    walk(rec.i, lo, size, mask, true, nullptr, first, true);
+  }
+
+  // emit for a slow record: the general path again from the position.
+  PVEC_HD void emit_general(int64_t i, int64_t first) const {
+    double x[DIM];
+    position(i, x);  // finite: count gave it candidates
+    int64_t lo[DIM], size[DIM];
+    uint32_t mask[DIM];
+    int own_combo = 0;
+    ranges(x, lo, size, mask, own_combo);
+    walk(i, lo, size, mask, false, x, first, true);
+  }
+};
+
+// ghost_get's count pass: count[j] = the candidates of particle near[j].
+template <class T, int DIM>
+struct CountNear {
+  GhostCandidates<T, DIM> f;
+  const int64_t* near;
+  int64_t* count;
+  PVEC_HD void operator()(int64_t j) const {
+    const int64_t i = near[j];
+    typename GhostCandidates<T, DIM>::Input in;
+    f.load(i, in);
+    count[j] = f.count(i, in);
+  }
+};
+
+// ghost_get's fill pass: the entries of particle near[j] from offset[j] (the scanned counts).
+template <class T, int DIM>
+struct FillNear {
+  GhostCandidates<T, DIM> f;
+  const int64_t* near;
+  const int64_t* offset;
+  PVEC_HD void operator()(int64_t j) const {
+    const int64_t i = near[j];
+    typename GhostCandidates<T, DIM>::Input in;
+    f.load(i, in);
+    f.emit(i, in, offset[j]);
   }
 };
 

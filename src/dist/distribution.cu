@@ -390,26 +390,21 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
         with_pos_type(pos_dtype_, [&](auto t) {
           using T = decltype(t);
           const T* pos = static_cast<const T*>(ps.column(0).mirror(device));
-          // The particles near a subdomain boundary; the count pass copies their
-          // coordinates into records for the fill pass.
+          // The particles near a subdomain boundary.
           int64_t* near = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(n, 1));
           int64_t nb = 0;
           with_dim(grid_.dim, [&](auto D) {
             GhostNear<T, D.value> f{inner_band<T, D.value>(grid_, me, ghost_width_), pos,
                                     ps.capacity()};
-            nb = select_values(ex, n, IndexOf{}, f, near, side[Workspace::kTemp]);
+            // (the votes in kIndexA, which the counts take over after)
+            nb = select_where(ex, n, f, near, side[Workspace::kIndexA], side[Workspace::kTemp]);
           });
           int64_t* count = side[Workspace::kIndexA].ensure_as<int64_t>(nb + 1);
-          void* records = nullptr;
-          with_dim(grid_.dim, [&](auto D) {
-            records =
-                side[Workspace::kValsAlt].ensure_as<NearRecord<D.value>>(std::max<int64_t>(nb, 1));
-          });
           int own[PVEC_MAX_DIM] = {0, 0, 0, 0};
           grid_.cells_of_rank(me, own);
-          // Count pass, then fill pass, with the dimension as a template parameter.
-          auto candidates = [&](int64_t* cnt, const int64_t* off, int32_t* pe, int64_t* sr,
-                                int32_t* sh) {
+          // Count pass, then fill pass (with output arrays), the dimension a template
+          // parameter.
+          auto candidates = [&](int32_t* pe, int64_t* sr, int32_t* sh) {
             with_dim(grid_.dim, [&](auto D) {
               constexpr int DIM = D.value;
               GhostCandidates<T, DIM> f{};
@@ -417,21 +412,20 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
               f.width = ghost_width_;
               f.me = me;
               for (int d = 0; d < DIM; ++d) f.own[d] = own[d];
-              f.fill = off != nullptr;
               f.pos = pos;
               f.cap = ps.capacity();
-              f.near = near;
-              f.record = static_cast<NearRecord<DIM>*>(records);
-              f.count = cnt;
-              f.offset = off;
+              f.inner = inner_band<T, DIM>(grid_, me, ghost_width_);
               f.peer = pe;
               f.src = sr;
               f.shift = sh;
               f.use_cells = near_cells<T, DIM>(grid_, me, ghost_width_, f.cells);
-              for_each(ex, nb, f);
+              if (pe == nullptr)
+                for_each(ex, nb, CountNear<T, DIM>{f, near, count});
+              else
+                for_each(ex, nb, FillNear<T, DIM>{f, near, count});
             });
           };
-          candidates(count, nullptr, nullptr, nullptr, nullptr);
+          candidates(nullptr, nullptr, nullptr);
           total = exclusive_scan(ex, count, count, nb, side[Workspace::kTemp]);
           int32_t* peer_plan = plan->peer.ensure_as<int32_t>(std::max<int64_t>(total, 1));
           int64_t* src_plan = plan->src.ensure_as<int64_t>(std::max<int64_t>(total, 1));
@@ -439,13 +433,15 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
           std::vector<int64_t> bounds(P + 1);
           if (P == 1) {
             // One destination: the entries are in plan order as the fill pass writes them.
-            candidates(nullptr, count, peer_plan, src_plan, shift_plan);
+            candidates(peer_plan, src_plan, shift_plan);
             bounds = {0, total};
           } else {
             int32_t* peer =
                 side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(total, 1));
-            int64_t* src = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(total, 1));
-            candidates(nullptr, count, peer, src, shift_plan);
+            // (Not kIndexB: the fill pass reads the near list from there. The message buffers
+            // are made after the plan.)
+            int64_t* src = side[Workspace::kSend].ensure_as<int64_t>(std::max<int64_t>(total, 1));
+            candidates(peer, src, shift_plan);
             // Sort entry ids by peer (stable), then gather src and shift into plan order.
             int64_t* ids = src_plan;
             for_each(ex, total, Iota{ids});

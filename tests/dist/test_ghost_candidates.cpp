@@ -1,4 +1,4 @@
-// White-box test of ghost_get's candidate count pass: the fast path (NearCells: the cells
+// White-box test of ghost_get's candidate count: the fast path (NearCells: the cells
 // own-2 .. own+2 per dimension tested in the position type) must give every particle exactly
 // the count and record of the general path (cells tested in double precision), on
 // coordinates placed where rounding decides: a few units in the last place around every bound
@@ -74,29 +74,28 @@ void compare_paths(const CartGrid& g, int me, double width, std::mt19937_64& rng
       }
       pos[d * n + i] = x;
     }
-  std::vector<int64_t> near(n);
-  for (int64_t i = 0; i < n; ++i) near[i] = i;
-
   GhostCandidates<T, DIM> f{};
   f.g = g;
   f.width = width;
   f.me = me;
   for (int d = 0; d < DIM; ++d) f.own[d] = own[d];
-  f.fill = false;
   f.pos = pos.data();
   f.cap = n;
-  f.near = near.data();
+  for (int d = 0; d < DIM; ++d) f.inner.lo[d] = 1, f.inner.hi[d] = 0;  // empty: all examined
   f.cells = cells;
   std::vector<NearRecord<DIM>> rec_general(n), rec_fast(n);
   std::vector<int64_t> count_general(n), count_fast(n);
+  typename GhostCandidates<T, DIM>::Input in;
   f.use_cells = false;
-  f.record = rec_general.data();
-  f.count = count_general.data();
-  for (int64_t j = 0; j < n; ++j) f(j);
+  for (int64_t j = 0; j < n; ++j) {
+    f.load(j, in);
+    count_general[j] = f.examine(j, in, rec_general[j]);
+  }
   f.use_cells = true;
-  f.record = rec_fast.data();
-  f.count = count_fast.data();
-  for (int64_t j = 0; j < n; ++j) f(j);
+  for (int64_t j = 0; j < n; ++j) {
+    f.load(j, in);
+    count_fast[j] = f.examine(j, in, rec_fast[j]);
+  }
 
   for (int64_t j = 0; j < n; ++j) {
     ++tally.particles;
