@@ -114,6 +114,18 @@ std::vector<int64_t> column_words(const ParticleSet& ps, const MessageLayout& la
   return w;
 }
 
+// Where the entries of a ghost plan go (ghost_get) or come from (ghost_put): peers holds the
+// per-peer block offsets, first entries and counts (3 P words); this rank's own images are the
+// ghost rows from n + recv_first[me].
+BlockIndex plan_index(const GhostPlan& plan, const int64_t* peers, int P, int me, int64_t n) {
+  return BlockIndex{static_cast<const int32_t*>(plan.peer.data()),
+                    peers,
+                    peers + P,
+                    peers + 2 * P,
+                    me,
+                    n + plan.recv_first[me]};
+}
+
 }  // namespace
 
 void DistVector::reserve_peers(bool device, size_t words) {
@@ -502,12 +514,7 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   const int64_t cap = ps.capacity();
   const std::vector<int64_t> colw = column_words(ps, layout, device, true);
   peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts, &colw});
-  BlockIndex at{static_cast<const int32_t*>(plan.peer.data()),
-                peers,
-                peers + P,
-                peers + 2 * P,
-                me,
-                n + plan.recv_first[me]};
+  const BlockIndex at = plan_index(plan, peers, P, me, n);
   double len[PVEC_MAX_DIM] = {0, 0, 0, 0};
   for (int d = 0; d < grid_.dim; ++d) len[d] = grid_.length(d);
   with_pos_type(pos_dtype_, [&](auto t) {  // shifting needs arithmetic in the position type
@@ -594,12 +601,7 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   stats_.compute_seconds += seconds_since(t_start);
   exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_reduce = Clock::now();
-  BlockIndex at{static_cast<const int32_t*>(plan.peer.data()),
-                peers,
-                peers + P,
-                peers + 2 * P,
-                me,
-                n + plan.recv_first[me]};
+  const BlockIndex at = plan_index(plan, peers, P, me, n);
   for (size_t k = 0; k < layout.cols.size(); ++k) {
     PropertyBuffer& c = ps.column(layout.cols[k]);
     with_dtype(c.spec.dtype, [&](auto t) {
