@@ -5,8 +5,7 @@
 // v = load(i) to out when keep(v), and returns how many (synchronising the stream on the
 // device). A template, so that the values are made and tested inside the selection pass
 // (CUB's DeviceSelect::If over a transformed counting iterator) instead of going through
-// arrays first: a caller can select records (an index with the data a later pass needs) in
-// the one pass that reads the data.
+// arrays first (map's select_indices selects offset indices by a key through it).
 #pragma once
 
 #include "backend/device.hpp"
