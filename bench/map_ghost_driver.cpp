@@ -312,12 +312,14 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
           pvec_op_stats s{};
           s.struct_size = sizeof s;
           BENCH_PVEC(pvec_last_op_stats(v, &s));
-          // Movers are the first indices, so holes (movers left of the final size) number
-          // min(sent, n - sent).
+          // Arrivals fill the movers' rows; only when fewer arrive than leave must stayers
+          // move, those beyond the new end: with the movers the first indices, min(n - sent,
+          // sent - received) of them.
           const double sent = static_cast<double>(s.particles_sent);
-          const double holes = std::min(sent, static_cast<double>(n_before) - sent);
-          return static_cast<double>(n_before) * kPos +
-                 2 * kBytes * (sent + holes + static_cast<double>(s.particles_received));
+          const double received = static_cast<double>(s.particles_received);
+          const double moved =
+              std::max(0.0, std::min(static_cast<double>(n_before) - sent, sent - received));
+          return static_cast<double>(n_before) * kPos + 2 * kBytes * (sent + moved + received);
         });
     report("map", n, f, n_global, r, cfg, table);
   }

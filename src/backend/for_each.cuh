@@ -32,24 +32,33 @@ __global__ void for_each_kernel(int64_t n, F f) {
 // capped (for_each_count) that is a few thousand atomics per counter, whatever n is.
 // At most 40 registers (6 blocks of 256 per multiprocessor): the labelling pass is bound by
 // the loads in flight, so occupancy matters more than its rarely taken slow path.
+// A warp takes 32 consecutive indices at a time, so that with votes bit vote_bit of the
+// answers of indices 32 w .. 32 w + 31 is packed into votes[w] by one ballot.
 template <int K, class F>
 __global__ void __launch_bounds__(256, 6)
-    for_each_count_kernel(int64_t n, F f, unsigned long long* counts) {
+    for_each_count_kernel(int64_t n, F f, unsigned long long* counts, uint32_t* votes,
+                          int vote_bit) {
   unsigned mine[K];  // a thread sees at most n / (grid size) elements
 #pragma unroll
   for (int k = 0; k < K; ++k) mine[k] = 0;
+  const unsigned lane = threadIdx.x & 31u;
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
-    const uint32_t bits = f(i);
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u);
+       base < n; base += stride) {
+    const int64_t i = base + lane;
+    const uint32_t bits = i < n ? f(i) : 0u;
 #pragma unroll
     for (int k = 0; k < K; ++k) mine[k] += (bits >> k) & 1u;
+    if (votes != nullptr) {
+      const unsigned word = __ballot_sync(0xffffffffu, (bits >> vote_bit) & 1u);
+      if (lane == 0) votes[base / 32] = word;
+    }
   }
 #pragma unroll
   for (int k = 0; k < K; ++k) {
     unsigned long long v = mine[k];
     for (int off = 16; off > 0; off /= 2) v += __shfl_down_sync(0xffffffffu, v, off);
-    if ((threadIdx.x & 31) == 0 && v != 0) atomicAdd(&counts[k], v);
+    if (lane == 0 && v != 0) atomicAdd(&counts[k], v);
   }
 }
 #endif
@@ -76,9 +85,12 @@ void for_each(const Exec& exec, int64_t n, F f) {
 // for_each_count(exec, n, f, tmp, counts): calls f(i) for i in [0, n) like for_each, where
 // f returns a set of bits, and sets counts[k] to the number of calls that set bit k. One
 // pass over the data instead of a pass per count. Synchronises the stream (the counts are
-// read back); tmp holds the device counters.
+// read back); tmp holds the device counters. With votes (ceil(n / 32) words), bit b of
+// votes[w] is also set to bit vote_bit of f(32 w + b) (0 past n), in the same pass: the
+// words voted_indices turns into a list of indices.
 template <int K, class F>
-void for_each_count(const Exec& exec, int64_t n, F f, ScratchBuffer& tmp, int64_t (&counts)[K]) {
+void for_each_count(const Exec& exec, int64_t n, F f, ScratchBuffer& tmp, int64_t (&counts)[K],
+                    uint32_t* votes = nullptr, int vote_bit = 0) {
   for (int k = 0; k < K; ++k) counts[k] = 0;
   if (n <= 0) return;
   if (exec.on_device) {
@@ -90,8 +102,8 @@ void for_each_count(const Exec& exec, int64_t n, F f, ScratchBuffer& tmp, int64_
     zero_2d(d, K * sizeof(unsigned long long), K * sizeof(unsigned long long), 1, true,
             exec.stream);
     for_each_count_kernel<K>
-        <<<static_cast<unsigned>(blocks), kBlock, 0, static_cast<cudaStream_t>(exec.stream)>>>(n, f,
-                                                                                               d);
+        <<<static_cast<unsigned>(blocks), kBlock, 0, static_cast<cudaStream_t>(exec.stream)>>>(
+            n, f, d, votes, vote_bit);
     check_launch("for_each_count kernel launch");
     unsigned long long h[K];
     copy_bytes(h, d, sizeof h, true, exec.stream);
@@ -106,6 +118,10 @@ void for_each_count(const Exec& exec, int64_t n, F f, ScratchBuffer& tmp, int64_
   for (int64_t i = 0; i < n; ++i) {
     const uint32_t bits = f(i);
     for (int k = 0; k < K; ++k) counts[k] += (bits >> k) & 1u;
+    if (votes != nullptr) {
+      if (i % 32 == 0) votes[i / 32] = 0;
+      votes[i / 32] |= ((bits >> vote_bit) & 1u) << (i % 32);
+    }
   }
 }
 

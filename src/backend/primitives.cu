@@ -141,10 +141,11 @@ int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, 
     return total;
   }
 #endif
-  // select_where selects on the host in one loop, without votes.
-  (void)exec, (void)words, (void)out, (void)tmp;
-  if (n_words <= 0) return 0;
-  fail(PVEC_ERROR_INTERNAL, "voted_indices runs on the device only");
+  (void)exec, (void)tmp;
+  int64_t c = 0;  // the host (map's movers): the same from the words
+  for (int64_t w = 0; w < n_words; ++w)
+    for (uint32_t b = words[w]; b != 0; b &= b - 1) out[c++] = 32 * w + __builtin_ctz(b);
+  return c;
 }
 
 int64_t exclusive_scan(const Exec& exec, const int64_t* in, int64_t* out, int64_t n,

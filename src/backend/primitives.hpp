@@ -18,7 +18,8 @@ int64_t select_indices(const Exec& exec, const int32_t* keys, int64_t begin, int
                        int32_t value, bool equal, int64_t* out, ScratchBuffer& tmp);
 
 // The indices whose bits are set in words (bit b of words[w]: index 32 w + b), in increasing
-// order, written to out; returns how many (select_where's last passes; device only).
+// order, written to out; returns how many (select_where's last passes, and map's movers from
+// the labelling pass's votes).
 int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, int64_t* out,
                       ScratchBuffer& tmp);
 

@@ -225,6 +225,48 @@ struct MoveRows {
   }
 };
 
+// map's unpack: arrival a (the received particles in rank order) into row holes[a] while
+// there are holes (the movers' rows), then into rows n, n + 1, ... (the rows after the old
+// end). Its values are particle a - first[r] of the k = count[r] in rank r's block.
+struct UnpackRows {
+  const char* buf;
+  const int64_t* block_off;  // bytes, per rank
+  const int64_t* first;      // first arrival of each rank (non-decreasing)
+  const int64_t* count;
+  int P;
+  const int64_t* holes;
+  int64_t n_holes;
+  int64_t n;
+  const int64_t* cols;
+  int ncols;
+  int64_t cap;
+  PVEC_HD void operator()(int64_t a) const {
+    int lo = 0, hi = P - 1;  // the last rank whose first arrival is at or before a
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) / 2;
+      if (first[mid] <= a)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    const int64_t k = count[lo], local = a - first[lo];
+    const int64_t t = a < n_holes ? holes[a] : n + (a - n_holes);
+    const char* block = buf + block_off[lo];
+    for (int q = 0; q < ncols; ++q) {
+      const int64_t* c = cols + kColWords * q;
+      char* base = reinterpret_cast<char*>(c[0]);
+      const int64_t ncomp = c[1];
+      const char* from = block + k * c[2];
+      if ((c[3] & 0xff) == 8)
+        copy_components(reinterpret_cast<const uint64_t*>(from), k, local,
+                        reinterpret_cast<uint64_t*>(base) + t, cap, ncomp);
+      else
+        copy_components(reinterpret_cast<const uint32_t*>(from), k, local,
+                        reinterpret_cast<uint32_t*>(base) + t, cap, ncomp);
+    }
+  }
+};
+
 // Sort keys of the movers: their destination, or P for particles being removed.
 struct MoverKeys {
   const int32_t* dest;

@@ -97,6 +97,10 @@ Band<T, DIM> inner_band(const CartGrid& g, int me, double width) {
   return band_of<T, DIM>(lo, hi);
 }
 
+// The bit of LabelOwner's answer that map votes into words (its movers).
+constexpr int kMoverBit = 1;
+static_assert(LabelOwner<float, 1>::kMover == 1u << kMoverBit, "kMoverBit names kMover");
+
 // The columns of a message for the fused kernels (PackRows, MoveRows): kColWords words each.
 // The addresses are final only once the growth is installed.
 std::vector<int64_t> column_words(const ParticleSet& ps, const MessageLayout& layout, bool device,
@@ -218,11 +222,16 @@ int64_t DistVector::map(unsigned flags) {
   ps.flush_device();
   // 1. Label owners without changing anything; the same pass counts the particles outside,
   // the movers and the periodic coordinates that need wrapping.
+  // The pass also votes the movers into words of 32 bits (kIndexB, free until the tail is
+  // selected), from which step 3 lists them (with one rank, the particles to remove).
   int32_t* dest = nullptr;
   uint8_t* wrap_flag = nullptr;
+  uint32_t* mover_votes = nullptr;
+  const int64_t n_words = (n + 31) / 32;
   int64_t outside = 0, m = 0, to_wrap = 0;
   agree("pvec_map: labelling", [&] {
     dest = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(n, 1));
+    mover_votes = side[Workspace::kIndexB].ensure_as<uint32_t>(std::max<int64_t>(n_words, 1));
     // Padded for WrapPositions' 16-byte loads (the pad bytes are never acted on).
     wrap_flag = side[Workspace::kFlags].ensure_as<uint8_t>((n / kWrapChunk + 1) * kWrapChunk);
     with_pos_type(pos_dtype_, [&](auto t) {
@@ -233,7 +242,7 @@ int64_t DistVector::map(unsigned flags) {
         for_each_count(ex, n,
                        Label{grid_, static_cast<const T*>(ps.column(0).mirror(device)),
                              ps.capacity(), dest, wrap_flag, me, own_band<T, D.value>(grid_, me)},
-                       side[Workspace::kTemp], counts);
+                       side[Workspace::kTemp], counts, mover_votes, kMoverBit);
         outside = counts[0];
         m = counts[1];
         to_wrap = counts[2];
@@ -248,7 +257,7 @@ int64_t DistVector::map(unsigned flags) {
          " on this rank); no rank changed anything. Pass PVEC_MAP_REMOVE_OUTSIDE to "
          "remove them instead");
 
-  // 3. Movers (ascending index) and the stayers beyond the final local size; 4. the movers
+  // 3. Movers (ascending index: their rows are the holes the arrivals fill); 4. the movers
   // sorted by destination (outside particles get key P and are not sent).
   int64_t *movers = nullptr, *tail = nullptr, *order = nullptr;
   int32_t* keys = nullptr;
@@ -258,11 +267,9 @@ int64_t DistVector::map(unsigned flags) {
     if (m == 0) return;  // the common step of a 1-rank run: nothing leaves, nothing to sort
     movers = side[Workspace::kIndexA].ensure_as<int64_t>(m);
     const int64_t selected =
-        select_indices(ex, dest, 0, n, me, false, movers, side[Workspace::kTemp]);
+        voted_indices(ex, mover_votes, n_words, movers, side[Workspace::kTemp]);
     if (selected != m)
       fail(PVEC_ERROR_INTERNAL, "pvec_map: ", selected, " movers selected, ", m, " counted");
-    tail = side[Workspace::kIndexB].ensure_as<int64_t>(m);
-    h = select_indices(ex, dest, n - m, n, me, true, tail, side[Workspace::kTemp]);
     keys = side[Workspace::kKeysAlt].ensure_as<int32_t>(2 * m);
     order = side[Workspace::kValsAlt].ensure_as<int64_t>(m);
     for_each(ex, m, MoverKeys{dest, movers, keys, order, P});
@@ -283,8 +290,13 @@ int64_t DistVector::map(unsigned flags) {
   // 5. Counts, then make room for everything before changing anything.
   std::vector<int64_t> recv_count;
   comm_->exchange_counts(send_count, recv_count);
+  std::vector<int64_t> recv_first(P, 0);
   int64_t n_recv = 0;
-  for (int r = 0; r < P; ++r) n_recv += recv_count[r];
+  for (int r = 0; r < P; ++r) {
+    recv_first[r] = n_recv;
+    n_recv += recv_count[r];
+  }
+  const int64_t n_new = n_stay + n_recv;
   MessageLayout layout(ps, columns_of(nullptr, 0, true));
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
   const int64_t send_total = layout.offsets(send_count, send_bytes, send_displs, me);
@@ -299,17 +311,29 @@ int64_t DistVector::map(unsigned flags) {
   agree("pvec_map: making room", [&] {
     sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
     recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
-    reserve_peers(device, 3 * P + kColWords * layout.cols.size());
-    growth = ps.reserve_growth(n_stay + n_recv);
+    if (n_new < n) {
+      // Fewer arrive than leave: the stayers in rows [n_new, n) fill the holes the arrivals
+      // leave below n_new (as many as there are such stayers, at most m - n_recv).
+      tail = side[Workspace::kIndexB].ensure_as<int64_t>(m);
+      h = select_indices(ex, dest, n_new, n, me, true, tail, side[Workspace::kTemp]);
+      if (h > m - n_recv)
+        fail(PVEC_ERROR_INTERNAL, "pvec_map: ", h, " stayers beyond the new end, at most ",
+             m - n_recv, " expected");
+    }
+    reserve_peers(device, 6 * P + kColWords * layout.cols.size());
+    growth = ps.reserve_growth(n_new);
   });
   ps.install_growth(growth);  // may reallocate: take column pointers after this
   const int64_t cap = ps.capacity();
   const std::vector<int64_t> colw = column_words(ps, layout, device, false);
-  peers = upload_peers(device, {&send_displs, &send_first, &send_count, &colw});
+  peers = upload_peers(device, {&send_displs, &send_first, &send_count, &recv_displs, &recv_first,
+                                &recv_count, &colw});
+  const int64_t* cols = peers + 6 * P;
   BlockIndex at{keys, peers, peers + P, peers + 2 * P, -1, 0};
   const int ncols = static_cast<int>(layout.cols.size());
 
-  // 6. Commit: wrap periodic coordinates, pack movers, fill holes, exchange, unpack.
+  // 6. Commit: wrap periodic coordinates, pack the movers, move the stayers beyond the new
+  // end into holes, exchange, unpack the arrivals into the other holes and after the old end.
   if (to_wrap > 0)
     with_pos_type(pos_dtype_, [&](auto t) {
       using T = decltype(t);
@@ -320,28 +344,17 @@ int64_t DistVector::map(unsigned flags) {
       });
     });
   for_each(ex, n_send,
-           PackRows<float>{at, sendbuf, order, peers + 3 * P, ncols, cap, nullptr, {0, 0, 0, 0}});
-  for_each(ex, h, MoveRows{peers + 3 * P, ncols, cap, movers, tail});
+           PackRows<float>{at, sendbuf, order, cols, ncols, cap, nullptr, {0, 0, 0, 0}});
+  if (h > 0) for_each(ex, h, MoveRows{cols, ncols, cap, movers + n_recv, tail});
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
   exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
-  int64_t at_particle = n_stay;
-  for (int r = 0; r < P; ++r) {
-    const int64_t k = recv_count[r];
-    if (k == 0) continue;
-    for (size_t q = 0; q < layout.cols.size(); ++q) {
-      PropertyBuffer& c = ps.column(layout.cols[q]);
-      const size_t e = c.spec.elem_size;
-      const char* block = recvbuf + recv_displs[r];
-      copy_2d(static_cast<char*>(c.mirror(device)) + at_particle * e, c.row_bytes(cap),
-              block + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, device && ps.cuda(),
-              ps.stream());
-    }
-    at_particle += k;
-  }
+  for_each(ex, n_recv,
+           UnpackRows{recvbuf, peers + 3 * P, peers + 4 * P, peers + 5 * P, P, movers, m, n, cols,
+                      ncols, cap});
   ps.sync_stream();
-  ps.set_sizes(n_stay + n_recv, 0);
+  ps.set_sizes(n_new, 0);
   ps.bump_generation();
   forget_ghost_plan();
   stats_.particles_sent = n_send;
