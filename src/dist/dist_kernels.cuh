@@ -436,12 +436,14 @@ struct ReduceColumn {
 // What GhostCandidates' examination of a particle near a boundary finds, for its emit: per
 // dimension the first valid unwrapped cell and the mask of valid cells from there (bit k: cell lo +
 // k). lo[0] == kSlowRecord marks a particle whose ranges did not fit a mask; emit starts over from
-// its position.
+// its position. in_cells: the fast path (NearCells) made it, so its cells are among own-2 ..
+// own+2 and emit takes their wrapped cells and shifts from the tables.
 template <int DIM>
 struct NearRecord {
   int64_t i;
   int32_t lo[DIM];
   uint32_t mask[DIM];
+  bool in_cells;
 };
 constexpr int32_t kSlowRecord = INT32_MIN;
 
@@ -501,7 +503,9 @@ struct NearCells {
   T hi[DIM][kCells];
   T add[DIM][kCells];
   uint32_t exists[DIM];
-  Band<T, DIM> own;  // this rank's subdomain
+  int32_t cell[DIM][kCells];   // where cell k exists: its wrapped cell along d
+  uint32_t code[DIM][kCells];  // and its periodic shift, in byte d as PackRows reads it
+  Band<T, DIM> own;            // this rank's subdomain
 };
 
 // Ghost candidates of particle i: every (rank, periodic shift) whose subdomain, widened by
@@ -619,6 +623,7 @@ struct GhostCandidates {
   // The fast path, for a particle inside this rank's subdomain (cells.own).
   PVEC_HD int64_t count_in_cells(const T* xs, int64_t i, Item& rec) const {
     rec.i = i;
+    rec.in_cells = true;
     int64_t n = 1;
     bool own_combo = true;
     PVEC_UNROLL
@@ -692,6 +697,7 @@ struct GhostCandidates {
   // The general path: any position, any width.
   PVEC_HD int64_t count_general(int64_t i, Item& rec) const {
     rec.i = i;
+    rec.in_cells = false;
     double x[DIM];
     if (!position(i, x)) {
       PVEC_UNROLL
@@ -735,12 +741,65 @@ struct GhostCandidates {
   }
   PVEC_HD void emit(int64_t i, const Input& in, int64_t first) const {
     Item rec;
-    if (examine(i, in, rec) == 0) return;
+    if (examine(i, in, rec) != 0) emit(rec, first);
+  }
+
+  // The entries of a record examine gave candidates, from first on.
+  PVEC_HD void emit(const Item& rec, int64_t first) const {
+    if (rec.in_cells) {
+      emit_in_cells(rec, first);
+      return;
+    }
     if (rec.lo[0] == kSlowRecord) {
       emit_general(rec.i, first);
       return;
     }
-    int64_t lo[DIM], size[DIM];  // integer work only
+    emit_masks(rec, first);
+  }
+
+  // emit's fast path: the combinations of the record's masks like walk's odometer, each
+  // cell's wrapped index and shift read from the tables (no arithmetic on cells).
+  PVEC_HD void emit_in_cells(const Item& rec, int64_t first) const {
+    int k0[DIM], size[DIM], step[DIM];
+    int combos = 1;
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      k0[d] = rec.lo[d] - own[d] + 2;
+      size[d] = rec.mask[d] != 0 ? highest_bit(rec.mask[d]) + 1 : 0;
+      step[d] = 0;
+      combos *= size[d];
+    }
+    int64_t at = first;
+    for (int c = 0; c < combos; ++c) {
+      int r = 0;
+      uint32_t code = 0;
+      bool ok = true;
+      PVEC_UNROLL
+      for (int d = 0; d < DIM; ++d) {
+        const int k = k0[d] + step[d];
+        ok = ok && ((rec.mask[d] >> step[d]) & 1u) != 0;
+        r = r * g.dims[d] + (ok ? cells.cell[d][k] : 0);
+        code |= ok ? cells.code[d][k] : 0u;
+      }
+      if (ok && !(r == me && code == 0)) {
+        peer[at] = r;
+        src[at] = rec.i;
+        shift[at] = static_cast<int32_t>(code);
+        ++at;
+      }
+      bool carry = true;
+      PVEC_UNROLL
+      for (int d = DIM - 1; d >= 0; --d)
+        if (carry) {
+          carry = ++step[d] == size[d];
+          if (carry) step[d] = 0;
+        }
+    }
+  }
+
+  // emit for a record of the general path with masks: integer work only.
+  PVEC_HD void emit_masks(const Item& rec, int64_t first) const {
+    int64_t lo[DIM], size[DIM];
     uint32_t mask[DIM];
     PVEC_UNROLL
     for (int d = 0; d < DIM; ++d) {
@@ -809,6 +868,8 @@ bool near_cells(const CartGrid& g, int me, double width, NearCells<T, DIM>& out)
       out.lo[d][k] = ok ? ceil_to<T>(g.edge(d, cell) - width) : T{0};
       out.hi[d][k] = ok ? ceil_to<T>(g.edge(d, cell + 1) + width) : T{0};
       out.add[d][k] = sh == 0 ? T{0} : static_cast<T>(sh * g.length(d));
+      out.cell[d][k] = ok ? cell : 0;
+      out.code[d][k] = ok ? (static_cast<uint32_t>(sh) & 0xffu) << (8 * d) : 0u;
     }
   }
   out.own = own_band<T, DIM>(g, me);

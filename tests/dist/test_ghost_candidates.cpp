@@ -1,6 +1,7 @@
 // White-box test of ghost_get's candidate count: the fast path (NearCells: the cells
 // own-2 .. own+2 per dimension tested in the position type) must give every particle exactly
-// the count and record of the general path (cells tested in double precision), on
+// the count and record of the general path (cells tested in double precision), and its
+// record must emit the same entries (through the tables of wrapped cells and shifts), on
 // coordinates placed where rounding decides: a few units in the last place around every bound
 // of every candidate cell, after the periodic shift in the position type, as PackRows applies
 // it. Grids of 1-5 subdomains per dimension, periodic or not, an odd box, widths from 0 to just
@@ -32,6 +33,7 @@ struct Tally {
   int64_t particles = 0;   // compared
   int64_t fast = 0;        // of them, decided by the fast path
   int64_t candidates = 0;  // sum of counts
+  int64_t emitted = 0;     // particles whose entries were compared
   std::vector<std::string> mismatches;
 };
 
@@ -109,6 +111,29 @@ void compare_paths(const CartGrid& g, int me, double width, std::mt19937_64& rng
       // The first valid cell; meaningless (and free to differ) when there is none.
       same = same && (rec_fast[j].mask[d] == 0 || rec_fast[j].lo[d] == rec_general[j].lo[d]);
     }
+    // The entries both records emit (the fast one through the cell tables): the same, in
+    // the same order.
+    std::string entries;
+    if (same && count_general[j] > 0) {
+      const size_t k = static_cast<size_t>(count_general[j]);
+      std::vector<int32_t> peer[2], shift[2];
+      std::vector<int64_t> src[2];
+      for (int path = 0; path < 2; ++path) {
+        peer[path].assign(k + 1, -7);  // one guard entry each: nothing is written past k
+        shift[path].assign(k + 1, -7);
+        src[path].assign(k + 1, -7);
+        f.peer = peer[path].data();
+        f.src = src[path].data();
+        f.shift = shift[path].data();
+        f.emit(path == 0 ? rec_general[j] : rec_fast[j], 0);
+      }
+      f.peer = nullptr, f.src = nullptr, f.shift = nullptr;
+      same = peer[0] == peer[1] && src[0] == src[1] && shift[0] == shift[1] && peer[0][k] == -7 &&
+             src[0][k] == -7 && shift[0][k] == -7;
+      for (size_t e = 0; e < k; ++e) same = same && src[0][e] == j;
+      if (!same) entries = "; emitted entries differ";
+      ++tally.emitted;
+    }
     if (!same && tally.mismatches.size() < 5) {
       std::ostringstream o;
       o.precision(std::numeric_limits<T>::max_digits10);
@@ -119,6 +144,7 @@ void compare_paths(const CartGrid& g, int me, double width, std::mt19937_64& rng
       for (int d = 0; d < DIM; ++d)
         o << ' ' << rec_fast[j].lo[d] << '/' << rec_fast[j].mask[d] << " vs "
           << rec_general[j].lo[d] << '/' << rec_general[j].mask[d];
+      o << entries;
       tally.mismatches.push_back(o.str());
     }
   }
@@ -162,9 +188,11 @@ TEST_CASE("ghost candidates: the position-type fast path equals the general path
   std::string report;
   for (const auto& m : tally.mismatches) report += "\n  " + m;
   INFO(tally.particles << " particles compared, " << tally.fast << " on the fast path, "
-                       << tally.candidates << " candidates; first mismatches:" << report);
+                       << tally.candidates << " candidates, " << tally.emitted
+                       << " particles' entries compared; first mismatches:" << report);
   CHECK(tally.mismatches.empty());
   // The sweep must exercise the fast path and find candidates, or it proves nothing.
   CHECK(tally.fast > tally.particles / 2);
   CHECK(tally.candidates > tally.particles);
+  CHECK(tally.emitted > tally.particles / 4);
 }
