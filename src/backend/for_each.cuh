@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "memory/scratch_buffer.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "backend/hd.hpp"
@@ -115,13 +116,15 @@ void for_each_count(const Exec& exec, int64_t n, F f, ScratchBuffer& tmp, int64_
     fail(PVEC_ERROR_INTERNAL, "device execution requested in a file compiled without CUDA");
 #endif
   }
-  for (int64_t i = 0; i < n; ++i) {
-    const uint32_t bits = f(i);
-    for (int k = 0; k < K; ++k) counts[k] += (bits >> k) & 1u;
-    if (votes != nullptr) {
-      if (i % 32 == 0) votes[i / 32] = 0;
-      votes[i / 32] |= ((bits >> vote_bit) & 1u) << (i % 32);
+  for (int64_t w = 0; 32 * w < n; ++w) {  // 32 indices at a time, as a warp takes them
+    uint32_t word = 0;
+    const int64_t end = std::min(n, 32 * w + 32);
+    for (int64_t i = 32 * w; i < end; ++i) {
+      const uint32_t bits = f(i);
+      for (int k = 0; k < K; ++k) counts[k] += (bits >> k) & 1u;
+      word |= ((bits >> vote_bit) & 1u) << (i - 32 * w);
     }
+    if (votes != nullptr) votes[w] = word;
   }
 }
 
