@@ -574,6 +574,25 @@ struct GhostCandidates {
     return xs >= g.edge(d, cell) - width && xs < g.edge(d, cell + 1) + width;
   }
 
+  // The next combination of per-dimension steps, like an odometer (last dimension fastest).
+  template <class I>
+  PVEC_HD static void next_combination(I* step, const I* size) {
+    bool carry = true;
+    PVEC_UNROLL
+    for (int d = DIM - 1; d >= 0; --d)
+      if (carry) {
+        carry = ++step[d] == size[d];
+        if (carry) step[d] = 0;
+      }
+  }
+
+  // Entry at: destination rank r, source particle i, packed periodic shift code.
+  PVEC_HD void put(int64_t at, int r, int64_t i, uint32_t code) const {
+    peer[at] = r;
+    src[at] = i;
+    shift[at] = static_cast<int32_t>(code);
+  }
+
   // Walks the combinations like an odometer (no division); with masks (fast) each cell's
   // validity is a bit, otherwise it is tested. With write, writes the entries from base.
   // Returns how many there are.
@@ -602,20 +621,10 @@ struct GhostCandidates {
         r = r * g.dims[d] + c;
       }
       if (ok && !(r == me && zero)) {
-        if (write) {
-          peer[base + n] = r;
-          src[base + n] = i;
-          shift[base + n] = static_cast<int32_t>(code);
-        }
+        if (write) put(base + n, r, i, code);
         ++n;
       }
-      bool carry = true;
-      PVEC_UNROLL
-      for (int d = DIM - 1; d >= 0; --d)
-        if (carry) {
-          carry = ++step[d] == size[d];
-          if (carry) step[d] = 0;
-        }
+      next_combination(step, size);
     }
     return n;
   }
@@ -781,19 +790,8 @@ struct GhostCandidates {
         r = r * g.dims[d] + (ok ? cells.cell[d][k] : 0);
         code |= ok ? cells.code[d][k] : 0u;
       }
-      if (ok && !(r == me && code == 0)) {
-        peer[at] = r;
-        src[at] = rec.i;
-        shift[at] = static_cast<int32_t>(code);
-        ++at;
-      }
-      bool carry = true;
-      PVEC_UNROLL
-      for (int d = DIM - 1; d >= 0; --d)
-        if (carry) {
-          carry = ++step[d] == size[d];
-          if (carry) step[d] = 0;
-        }
+      if (ok && !(r == me && code == 0)) put(at++, r, rec.i, code);
+      next_combination(step, size);
     }
   }
 
