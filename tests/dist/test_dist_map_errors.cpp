@@ -176,7 +176,68 @@ void run_mirror_separation(Path path) {
   DIST_OK(pvec_vector_destroy(v));
 }
 
+// Removal and arrivals together: every rank spoils its first two particles and sends the
+// next 2 r + 1 to the next rank, so rank 0 receives more than leaves it (arrivals fill every
+// hole, removed rows included, and go on after the old end) and the other ranks fewer
+// (stayers beyond the new end fill the holes the arrivals leave).
+void run_remove_and_move(Path path) {
+  CAPTURE(name_of(path));
+  Props p;
+  const Setup s = setup(2, PVEC_FLOAT64, {1, 0}, 621);
+  pvec_vector_t v = make_mapped(s, &p);
+  const Decomp dc = decomposition(v);
+  Failures f;
+  const int64_t n = n_local(v), N = sum(n);
+  const int next = (rank() + 1) % size();
+  const int64_t spoil = std::min<int64_t>(2, n);
+  const int64_t send = std::min<int64_t>(2 * rank() + 1, n - spoil);
+  std::vector<int64_t> bad_ids;
+  {
+    Column pos = column(v, PVEC_POS);
+    for (int64_t i = 0; i < spoil; ++i) {
+      set_pos(pos, i, 0, std::numeric_limits<double>::quiet_NaN());
+      bad_ids.push_back(id_of(v, p, i));
+    }
+    for (int64_t i = spoil; i < spoil + send; ++i)
+      for (int d = 0; d < dc.dim; ++d)
+        set_pos(pos, i, d,
+                0.5 * (dc.sub_lo[next * dc.dim + d] + dc.sub_hi[next * dc.dim + d]) +
+                    1e-3 * static_cast<double>(i - spoil));
+  }
+  const int64_t global_bad = sum(spoil);
+  int64_t removed = -7;
+  std::string err;
+  const pvec_status st = run_on(
+      v, path, [&](unsigned fl) { return pvec_map(v, fl | PVEC_MAP_REMOVE_OUTSIDE, &removed); }, f,
+      &err);
+  INFO("map REMOVE_OUTSIDE with movers: " << err);
+  DIST_REQUIRE(st == PVEC_SUCCESS);
+  if (removed != global_bad) f.addf("n_removed ", removed, ", expected ", global_bad);
+  const int64_t m = n_local(v);
+  if (sum(m) != N - global_bad) f.addf("global count ", sum(m), ", expected ", N - global_bad);
+  std::vector<int64_t> mine(m);
+  for (int64_t i = 0; i < m; ++i) mine[i] = id_of(v, p, i);
+  std::vector<int64_t> every = allgather(mine), gone = allgather(bad_ids);
+  std::sort(every.begin(), every.end());
+  std::sort(gone.begin(), gone.end());
+  if (rank() == 0) {
+    std::vector<int64_t> want;
+    for (int64_t id = 0; id < N; ++id)
+      if (!std::binary_search(gone.begin(), gone.end(), id)) want.push_back(id);
+    if (every != want) f.add("the remaining ids are not exactly the good ones");
+  }
+  check_values(v, p, 0, m, s.seed, f);
+  check_positions_owned(v, dc, f);
+  f.require("map with REMOVE_OUTSIDE and movers");
+  DIST_OK(pvec_vector_destroy(v));
+}
+
 }  // namespace
+
+TEST_CASE("map removes outside particles while others leave and arrive", "[dist][map]") {
+  run_remove_and_move(Path::host);
+  run_remove_and_move(Path::device);
+}
 
 TEST_CASE("map refuses bad particles on every rank and changes nothing", "[dist][map]") {
   const Setup a = setup(2, PVEC_FLOAT64, {0, 1}, 601);
