@@ -62,6 +62,32 @@ void bad_coordinate(Bad b, const Decomp& dc, pvec_dtype t, int np_dim, int p_dim
   }
 }
 
+// After a map with PVEC_MAP_REMOVE_OUTSIDE of N particles in all, of which the bad_ids (this
+// rank's) were outside: n_removed is their global count, exactly the other ids remain (rank 0
+// compares), with their values, each on the rank owning it, and no ghosts.
+void check_after_removal(pvec_vector_t v, const Props& p, const Decomp& dc, uint64_t seed,
+                         int64_t N, const std::vector<int64_t>& bad_ids, int64_t removed,
+                         Failures& f) {
+  const int64_t global_bad = sum(static_cast<int64_t>(bad_ids.size()));
+  if (removed != global_bad) f.addf("n_removed ", removed, ", expected ", global_bad);
+  const int64_t m = n_local(v);
+  if (sum(m) != N - global_bad) f.addf("global count ", sum(m), ", expected ", N - global_bad);
+  if (n_ghost(v) != 0) f.add("ghosts left after map");
+  std::vector<int64_t> mine(m);
+  for (int64_t i = 0; i < m; ++i) mine[i] = id_of(v, p, i);
+  std::vector<int64_t> every = allgather(mine), gone = allgather(bad_ids);
+  std::sort(every.begin(), every.end());
+  std::sort(gone.begin(), gone.end());
+  if (rank() == 0) {
+    std::vector<int64_t> want;
+    for (int64_t id = 0; id < N; ++id)
+      if (!std::binary_search(gone.begin(), gone.end(), id)) want.push_back(id);
+    if (every != want) f.add("the remaining ids are not exactly the good ones");
+  }
+  check_values(v, p, 0, m, seed, f);
+  check_positions_owned(v, dc, f);
+}
+
 // bad_here: how many particles this rank spoils (the first ones).
 void run(const Setup& s, int np_dim, int p_dim, Bad b, Path path, int64_t bad_here) {
   CAPTURE(s.dim, pvec_dtype_name(s.pos), name_of(b), name_of(path), bad_here);
@@ -119,23 +145,7 @@ void run(const Setup& s, int np_dim, int p_dim, Bad b, Path path, int64_t bad_he
       &err);
   INFO("map REMOVE_OUTSIDE: " << err);
   DIST_REQUIRE(st2 == PVEC_SUCCESS);
-  if (removed != global_bad) f.addf("n_removed ", removed, ", expected ", global_bad);
-  const int64_t m = n_local(v);
-  if (sum(m) != N - global_bad) f.addf("global count ", sum(m), ", expected ", N - global_bad);
-  if (n_ghost(v) != 0) f.add("ghosts left after map");
-  std::vector<int64_t> mine(m);
-  for (int64_t i = 0; i < m; ++i) mine[i] = id_of(v, p, i);
-  std::vector<int64_t> every = allgather(mine), gone = allgather(bad_ids);
-  std::sort(every.begin(), every.end());
-  std::sort(gone.begin(), gone.end());
-  if (rank() == 0) {
-    std::vector<int64_t> want;
-    for (int64_t id = 0; id < N; ++id)
-      if (!std::binary_search(gone.begin(), gone.end(), id)) want.push_back(id);
-    if (every != want) f.add("the remaining ids are not exactly the good ones");
-  }
-  check_values(v, p, 0, m, s.seed, f);
-  check_positions_owned(v, dc, f);
+  check_after_removal(v, p, dc, s.seed, N, bad_ids, removed, f);
   f.require("map with REMOVE_OUTSIDE");
   DIST_OK(pvec_vector_destroy(v));
 }
@@ -204,7 +214,6 @@ void run_remove_and_move(Path path) {
                 0.5 * (dc.sub_lo[next * dc.dim + d] + dc.sub_hi[next * dc.dim + d]) +
                     1e-3 * static_cast<double>(i - spoil));
   }
-  const int64_t global_bad = sum(spoil);
   int64_t removed = -7;
   std::string err;
   const pvec_status st = run_on(
@@ -212,22 +221,7 @@ void run_remove_and_move(Path path) {
       &err);
   INFO("map REMOVE_OUTSIDE with movers: " << err);
   DIST_REQUIRE(st == PVEC_SUCCESS);
-  if (removed != global_bad) f.addf("n_removed ", removed, ", expected ", global_bad);
-  const int64_t m = n_local(v);
-  if (sum(m) != N - global_bad) f.addf("global count ", sum(m), ", expected ", N - global_bad);
-  std::vector<int64_t> mine(m);
-  for (int64_t i = 0; i < m; ++i) mine[i] = id_of(v, p, i);
-  std::vector<int64_t> every = allgather(mine), gone = allgather(bad_ids);
-  std::sort(every.begin(), every.end());
-  std::sort(gone.begin(), gone.end());
-  if (rank() == 0) {
-    std::vector<int64_t> want;
-    for (int64_t id = 0; id < N; ++id)
-      if (!std::binary_search(gone.begin(), gone.end(), id)) want.push_back(id);
-    if (every != want) f.add("the remaining ids are not exactly the good ones");
-  }
-  check_values(v, p, 0, m, s.seed, f);
-  check_positions_owned(v, dc, f);
+  check_after_removal(v, p, dc, s.seed, N, bad_ids, removed, f);
   f.require("map with REMOVE_OUTSIDE and movers");
   DIST_OK(pvec_vector_destroy(v));
 }
