@@ -201,6 +201,18 @@ PVEC_HD void copy_components(const W* col, int64_t cap, int64_t s, W* dst, int64
   }
 }
 
+// copy_components on a column of `elem`-byte elements (8, else 4): component e of particle s
+// at from + (e * from_stride + s) * elem goes to to + e * to_stride * elem.
+PVEC_HD inline void copy_elems(int64_t elem, const char* from, int64_t from_stride, int64_t s,
+                               char* to, int64_t to_stride, int64_t ncomp) {
+  if (elem == 8)
+    copy_components(reinterpret_cast<const uint64_t*>(from), from_stride, s,
+                    reinterpret_cast<uint64_t*>(to), to_stride, ncomp);
+  else
+    copy_components(reinterpret_cast<const uint32_t*>(from), from_stride, s,
+                    reinterpret_cast<uint32_t*>(to), to_stride, ncomp);
+}
+
 // Copy particle src[j] onto particle dst[j] in every column (filling holes left by movers).
 struct MoveRows {
   const int64_t* cols;
@@ -213,14 +225,8 @@ struct MoveRows {
     for (int q = 0; q < ncols; ++q) {
       const int64_t* c = cols + kColWords * q;
       char* base = reinterpret_cast<char*>(c[0]);
-      const int64_t ncomp = c[1];
-      if ((c[3] & 0xff) == 8) {
-        auto* col = reinterpret_cast<uint64_t*>(base);
-        copy_components(col, cap, s, col + t, cap, ncomp);
-      } else {
-        auto* col = reinterpret_cast<uint32_t*>(base);
-        copy_components(col, cap, s, col + t, cap, ncomp);
-      }
+      const int64_t elem = c[3] & 0xff;
+      copy_elems(elem, base, cap, s, base + t * elem, cap, c[1]);
     }
   }
 };
@@ -255,14 +261,8 @@ struct UnpackRows {
     for (int q = 0; q < ncols; ++q) {
       const int64_t* c = cols + kColWords * q;
       char* base = reinterpret_cast<char*>(c[0]);
-      const int64_t ncomp = c[1];
-      const char* from = block + k * c[2];
-      if ((c[3] & 0xff) == 8)
-        copy_components(reinterpret_cast<const uint64_t*>(from), k, local,
-                        reinterpret_cast<uint64_t*>(base) + t, cap, ncomp);
-      else
-        copy_components(reinterpret_cast<const uint32_t*>(from), k, local,
-                        reinterpret_cast<uint32_t*>(base) + t, cap, ncomp);
+      const int64_t elem = c[3] & 0xff;
+      copy_elems(elem, block + k * c[2], k, local, base + t * elem, cap, c[1]);
     }
   }
 };
@@ -358,12 +358,8 @@ struct PackRows {
           if (sc != 0) v[e] = v[e] + static_cast<P>(sc * len[e]);
           dst[e * stride] = v[e];
         }
-      } else if (elem == 8) {
-        copy_components(reinterpret_cast<const uint64_t*>(base), cap, s,
-                        reinterpret_cast<uint64_t*>(out), stride, ncomp);
       } else {
-        copy_components(reinterpret_cast<const uint32_t*>(base), cap, s,
-                        reinterpret_cast<uint32_t*>(out), stride, ncomp);
+        copy_elems(elem, base, cap, s, out, stride, ncomp);
       }
     }
   }
