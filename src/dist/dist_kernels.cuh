@@ -167,67 +167,78 @@ struct WrapPositions {
   }
 };
 
-// The columns a fused kernel walks, as an array of kColWords int64 per column (on the side
-// the kernel runs on): base address, components, bytes per particle before the column in a
-// message, element size (4 or 8) plus kShifted when the column is the positions and its
-// values take the entry's periodic shift.
-constexpr int kColWords = 4;
-constexpr int64_t kShifted = int64_t{1} << 32;
+// The components a row kernel copies (PackRows, MoveRows, UnpackRows), all of one element
+// size, passed by value so that a kernel reads them from the constant bank: component f of
+// particle s sits at row[f] + s * elem (its column's base plus its offset), and in a message
+// block for k particles at block + k * msg[f] + local * elem. At most kRowComps per launch:
+// a message with more components, or with both element sizes, is copied in several launches.
+constexpr int kRowComps = 32;
+constexpr int kRowBatch = 8;  // loads issued before their stores
+struct RowTable {
+  int n = 0;
+  bool wide = false;  // 8-byte elements (else 4)
+  char* row[kRowComps];
+  int64_t msg[kRowComps];   // bytes per message particle before the component
+  double step[kRowComps];   // positions: the period of its dimension
+  int8_t shift[kRowComps];  // positions: its dimension, whose periodic shift it takes; else -1
+  PVEC_HD int64_t elem() const { return wide ? 8 : 4; }
+  PVEC_HD char* at(int f, int64_t s) const { return row[f] + s * elem(); }
+};
 
-// dst[e * stride] = col[e * cap + s] for the ncomp components, four loads issued before their
-// stores: a thread then has four gathers in flight instead of one (the stores may alias the
-// loads as far as the compiler knows, so a plain loop waits for each load). The row kernels
-// are bound by the loads in flight, not by bandwidth, without this.
-template <class W>
-PVEC_HD void copy_components(const W* col, int64_t cap, int64_t s, W* dst, int64_t stride,
-                             int64_t ncomp) {
-  int64_t e = 0;
-  for (; e + 4 <= ncomp; e += 4) {
-    const W v0 = col[e * cap + s], v1 = col[(e + 1) * cap + s], v2 = col[(e + 2) * cap + s],
-            v3 = col[(e + 3) * cap + s];
-    dst[e * stride] = v0;
-    dst[(e + 1) * stride] = v1;
-    dst[(e + 2) * stride] = v2;
-    dst[(e + 3) * stride] = v3;
-  }
-  const int64_t left = ncomp - e;
-  if (left > 0) {
-    const W v0 = col[e * cap + s];
-    const W v1 = left > 1 ? col[(e + 1) * cap + s] : W{};
-    const W v2 = left > 2 ? col[(e + 2) * cap + s] : W{};
-    dst[e * stride] = v0;
-    if (left > 1) dst[(e + 1) * stride] = v1;
-    if (left > 2) dst[(e + 2) * stride] = v2;
+// Copies every component of one particle: the W at from(f) to to(f), in batches of kRowBatch
+// loads before their stores (the stores may alias the loads as far as the compiler knows, so
+// a plain loop waits for each load in turn; the row kernels are bound by the loads in
+// flight). Components with shift[f] = d >= 0 are positions of type P and get sc * step[f]
+// added, sc the signed byte d of `code`. (Every table index is a constant once the loops
+// unroll: indexed at run time, the table would be copied to local memory.)
+template <class W, class P, class From, class To>
+PVEC_HD void copy_row_of(const RowTable& t, From from, To to, uint32_t code) {
+  PVEC_UNROLL
+  for (int f0 = 0; f0 < kRowComps; f0 += kRowBatch) {
+    if (f0 >= t.n) break;
+    W v[kRowBatch];
+    PVEC_UNROLL
+    for (int k = 0; k < kRowBatch; ++k) {
+      if (f0 + k >= t.n) break;
+      v[k] = *reinterpret_cast<const W*>(from(f0 + k));
+    }
+    PVEC_UNROLL
+    for (int k = 0; k < kRowBatch; ++k) {
+      const int f = f0 + k;
+      if (f >= t.n) break;
+      if constexpr (sizeof(W) == sizeof(P)) {
+        const int d = t.shift[f];
+        const int sc = d >= 0 ? static_cast<int8_t>((code >> (8 * d)) & 0xffu) : 0;
+        if (sc != 0) {
+          P x;
+          std::memcpy(&x, &v[k], sizeof x);
+          x = x + static_cast<P>(sc * t.step[f]);
+          std::memcpy(&v[k], &x, sizeof x);
+        }
+      }
+      *reinterpret_cast<W*>(to(f)) = v[k];
+    }
   }
 }
 
-// copy_components on a column of `elem`-byte elements (8, else 4): component e of particle s
-// at from + (e * from_stride + s) * elem goes to to + e * to_stride * elem.
-PVEC_HD inline void copy_elems(int64_t elem, const char* from, int64_t from_stride, int64_t s,
-                               char* to, int64_t to_stride, int64_t ncomp) {
-  if (elem == 8)
-    copy_components(reinterpret_cast<const uint64_t*>(from), from_stride, s,
-                    reinterpret_cast<uint64_t*>(to), to_stride, ncomp);
+template <class P, class From, class To>
+PVEC_HD void copy_row(const RowTable& t, From from, To to, uint32_t code) {
+  static_assert(sizeof(P) == 4 || sizeof(P) == 8, "positions are 4- or 8-byte values");
+  if (t.wide)
+    copy_row_of<uint64_t, P>(t, from, to, code);
   else
-    copy_components(reinterpret_cast<const uint32_t*>(from), from_stride, s,
-                    reinterpret_cast<uint32_t*>(to), to_stride, ncomp);
+    copy_row_of<uint32_t, P>(t, from, to, code);
 }
 
-// Copy particle src[j] onto particle dst[j] in every column (filling holes left by movers).
+// Copy particle src[j] onto particle dst[j] in every component (filling holes left by movers).
 struct MoveRows {
-  const int64_t* cols;
-  int ncols;
-  int64_t cap;
+  RowTable t;
   const int64_t* dst;
   const int64_t* src;
   PVEC_HD void operator()(int64_t j) const {
-    const int64_t s = src[j], t = dst[j];
-    for (int q = 0; q < ncols; ++q) {
-      const int64_t* c = cols + kColWords * q;
-      char* base = reinterpret_cast<char*>(c[0]);
-      const int64_t elem = c[3] & 0xff;
-      copy_elems(elem, base, cap, s, base + t * elem, cap, c[1]);
-    }
+    const int64_t s = src[j], d = dst[j];
+    copy_row<float>(
+        t, [&](int f) { return t.at(f, s); }, [&](int f) { return t.at(f, d); }, 0u);
   }
 };
 
@@ -235,6 +246,7 @@ struct MoveRows {
 // there are holes (the movers' rows), then into rows n, n + 1, ... (the rows after the old
 // end). Its values are particle a - first[r] of the k = count[r] in rank r's block.
 struct UnpackRows {
+  RowTable t;
   const char* buf;
   const int64_t* block_off;  // bytes, per rank
   const int64_t* first;      // first arrival of each rank (non-decreasing)
@@ -243,9 +255,6 @@ struct UnpackRows {
   const int64_t* holes;
   int64_t n_holes;
   int64_t n;
-  const int64_t* cols;
-  int ncols;
-  int64_t cap;
   PVEC_HD void operator()(int64_t a) const {
     int lo = 0, hi = P - 1;  // the last rank whose first arrival is at or before a
     while (lo < hi) {
@@ -256,14 +265,11 @@ struct UnpackRows {
         hi = mid - 1;
     }
     const int64_t k = count[lo], local = a - first[lo];
-    const int64_t t = a < n_holes ? holes[a] : n + (a - n_holes);
+    const int64_t r = a < n_holes ? holes[a] : n + (a - n_holes);
     const char* block = buf + block_off[lo];
-    for (int q = 0; q < ncols; ++q) {
-      const int64_t* c = cols + kColWords * q;
-      char* base = reinterpret_cast<char*>(c[0]);
-      const int64_t elem = c[3] & 0xff;
-      copy_elems(elem, block + k * c[2], k, local, base + t * elem, cap, c[1]);
-    }
+    copy_row<float>(
+        t, [&](int f) { return block + k * t.msg[f] + local * t.elem(); },
+        [&](int f) { return t.at(f, r); }, 0u);
   }
 };
 
@@ -320,48 +326,27 @@ struct BlockIndex {
   }
 };
 
-// Entry j into its peer's message block (or its ghost row), every column in one pass (the
-// entry's indices are read once for all columns). P is the position type, used for the
-// shifted column.
+// Entry j into its peer's message block (or its ghost row), every component in one pass (the
+// entry's indices are read once for all). P is the position type, for the shifted components.
 template <class P>
 struct PackRows {
+  RowTable t;
   BlockIndex at;
   char* buf;
   const int64_t* src;
-  const int64_t* cols;
-  int ncols;
-  int64_t cap;
   const int32_t* shift;  // packed periodic shifts, or null
-  double len[PVEC_MAX_DIM];
   PVEC_HD void operator()(int64_t j) const {
     const Slot slot = at.slot(j, buf);
     const int64_t s = src[j];
     const uint32_t code = shift != nullptr ? static_cast<uint32_t>(shift[j]) : 0u;
-    for (int q = 0; q < ncols; ++q) {
-      const int64_t* c = cols + kColWords * q;
-      char* base = reinterpret_cast<char*>(c[0]);
-      const int64_t ncomp = c[1];
-      const int64_t elem = c[3] & 0xff;
-      int64_t stride = 0;
-      char* out = slot.at(base, cap, c[2], elem, stride);
-      if ((c[3] & kShifted) != 0) {
-        // The positions (at most PVEC_MAX_DIM components): all loads first, then the shifts.
-        const P* col = reinterpret_cast<const P*>(base);
-        P* dst = reinterpret_cast<P*>(out);
-        P v[PVEC_MAX_DIM];
-        PVEC_UNROLL
-        for (int e = 0; e < PVEC_MAX_DIM; ++e) v[e] = e < ncomp ? col[e * cap + s] : P{};
-        PVEC_UNROLL
-        for (int e = 0; e < PVEC_MAX_DIM; ++e) {
-          if (e >= ncomp) break;
-          const int sc = static_cast<int8_t>((code >> (8 * e)) & 0xffu);
-          if (sc != 0) v[e] = v[e] + static_cast<P>(sc * len[e]);
-          dst[e * stride] = v[e];
-        }
-      } else {
-        copy_elems(elem, base, cap, s, out, stride, ncomp);
-      }
-    }
+    auto from = [&](int f) { return t.at(f, s); };
+    if (slot.direct)
+      copy_row<P>(
+          t, from, [&](int f) { return t.at(f, slot.row); }, code);
+    else
+      copy_row<P>(
+          t, from, [&](int f) { return slot.block + slot.k * t.msg[f] + slot.local * t.elem(); },
+          code);
   }
 };
 

@@ -101,21 +101,32 @@ Band<T, DIM> inner_band(const CartGrid& g, int me, double width) {
 constexpr int kMoverBit = 1;
 static_assert(LabelOwner<float, 1>::kMover == 1u << kMoverBit, "kMoverBit names kMover");
 
-// The columns of a message for the fused kernels (PackRows, MoveRows): kColWords words each.
-// The addresses are final only once the growth is installed.
-std::vector<int64_t> column_words(const ParticleSet& ps, const MessageLayout& layout, bool device,
-                                  bool shift_positions) {
-  std::vector<int64_t> w(layout.cols.size() * kColWords, 0);
+// The components of a message for the row kernels (PackRows, MoveRows, UnpackRows), in
+// slices of at most kRowComps of one element size, one launch each. The addresses are final only
+// once the growth is installed. shift_positions: the position components take the entries' periodic
+// shifts.
+std::vector<RowTable> row_tables(const ParticleSet& ps, const MessageLayout& layout, bool device,
+                                 bool shift_positions, const CartGrid& grid) {
+  std::vector<RowTable> tables;
+  const int64_t cap = ps.capacity();
   for (size_t q = 0; q < layout.cols.size(); ++q) {
     const PropertyBuffer& c = ps.column(layout.cols[q]);
-    int64_t* o = w.data() + kColWords * q;
-    o[0] = static_cast<int64_t>(reinterpret_cast<intptr_t>(c.mirror(device)));
-    o[1] = c.spec.ncomp;
-    o[2] = layout.col_prefix[q];
-    o[3] = static_cast<int64_t>(c.spec.elem_size) |
-           (shift_positions && layout.cols[q] == 0 ? kShifted : 0);
+    const int64_t e = static_cast<int64_t>(c.spec.elem_size);
+    const bool pos = shift_positions && layout.cols[q] == 0;
+    for (int64_t i = 0; i < c.spec.ncomp; ++i) {
+      if (tables.empty() || tables.back().n == kRowComps || tables.back().wide != (e == 8)) {
+        tables.emplace_back();
+        tables.back().wide = e == 8;
+      }
+      RowTable& t = tables.back();
+      const int f = t.n++;
+      t.row[f] = static_cast<char*>(const_cast<void*>(c.mirror(device))) + i * cap * e;
+      t.msg[f] = layout.col_prefix[q] + i * e;
+      t.shift[f] = static_cast<int8_t>(pos ? i : -1);
+      t.step[f] = pos ? grid.length(static_cast<int>(i)) : 0.0;
+    }
   }
-  return w;
+  return tables;
 }
 
 // Where the entries of a ghost plan go (ghost_get) or come from (ghost_put): peers holds the
@@ -306,8 +317,8 @@ int64_t DistVector::map(unsigned flags) {
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
-  // The per-peer arrays travel with the column table, whose addresses are final only after
-  // growth: room for both is reserved here, so that the upload after growth allocates nothing.
+  // Room for the per-peer arrays is reserved here, so that the upload after growth allocates
+  // nothing.
   agree("pvec_map: making room", [&] {
     sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
     recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
@@ -320,17 +331,15 @@ int64_t DistVector::map(unsigned flags) {
         fail(PVEC_ERROR_INTERNAL, "pvec_map: ", h, " stayers beyond the new end, at most ",
              m - n_recv, " expected");
     }
-    reserve_peers(device, 6 * P + kColWords * layout.cols.size());
+    reserve_peers(device, 6 * P);
     growth = ps.reserve_growth(n_new);
   });
   ps.install_growth(growth);  // may reallocate: take column pointers after this
   const int64_t cap = ps.capacity();
-  const std::vector<int64_t> colw = column_words(ps, layout, device, false);
-  peers = upload_peers(device, {&send_displs, &send_first, &send_count, &recv_displs, &recv_first,
-                                &recv_count, &colw});
-  const int64_t* cols = peers + 6 * P;
+  const std::vector<RowTable> tables = row_tables(ps, layout, device, false, grid_);
+  peers = upload_peers(
+      device, {&send_displs, &send_first, &send_count, &recv_displs, &recv_first, &recv_count});
   BlockIndex at{keys, peers, peers + P, peers + 2 * P, -1, 0};
-  const int ncols = static_cast<int>(layout.cols.size());
 
   // 6. Commit: wrap periodic coordinates, pack the movers, move the stayers beyond the new
   // end into holes, exchange, unpack the arrivals into the other holes and after the old end.
@@ -343,16 +352,17 @@ int64_t DistVector::map(unsigned flags) {
                                            wrap_flag, n});
       });
     });
-  for_each(ex, n_send,
-           PackRows<float>{at, sendbuf, order, cols, ncols, cap, nullptr, {0, 0, 0, 0}});
-  if (h > 0) for_each(ex, h, MoveRows{cols, ncols, cap, movers + n_recv, tail});
+  for (const RowTable& t : tables) {
+    for_each(ex, n_send, PackRows<float>{t, at, sendbuf, order, nullptr});
+    if (h > 0) for_each(ex, h, MoveRows{t, movers + n_recv, tail});
+  }
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
   exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
-  for_each(ex, n_recv,
-           UnpackRows{recvbuf, peers + 3 * P, peers + 4 * P, peers + 5 * P, P, movers, m, n, cols,
-                      ncols, cap});
+  for (const RowTable& t : tables)
+    for_each(ex, n_recv,
+             UnpackRows{t, recvbuf, peers + 3 * P, peers + 4 * P, peers + 5 * P, P, movers, m, n});
   ps.sync_stream();
   ps.set_sizes(n_new, 0);
   ps.bump_generation();
@@ -520,27 +530,20 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   agree("pvec_ghost_get: making room", [&] {
     sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
     recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
-    reserve_peers(device, 3 * P + kColWords * layout.cols.size());  // as in map
+    reserve_peers(device, 3 * P);  // as in map
     growth = ps.reserve_growth(n + plan.n_recv);
   });
   ps.install_growth(growth);
   const int64_t cap = ps.capacity();
-  const std::vector<int64_t> colw = column_words(ps, layout, device, true);
-  peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts, &colw});
+  const std::vector<RowTable> tables = row_tables(ps, layout, device, true, grid_);
+  peers = upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts});
   const BlockIndex at = plan_index(plan, peers, P, me, n);
-  double len[PVEC_MAX_DIM] = {0, 0, 0, 0};
-  for (int d = 0; d < grid_.dim; ++d) len[d] = grid_.length(d);
   with_pos_type(pos_dtype_, [&](auto t) {  // shifting needs arithmetic in the position type
     using T = decltype(t);
-    for_each(ex, plan.n_send,
-             PackRows<T>{at,
-                         sendbuf,
-                         static_cast<const int64_t*>(plan.src.data()),
-                         peers + 3 * P,
-                         static_cast<int>(layout.cols.size()),
-                         cap,
-                         static_cast<const int32_t*>(plan.shift.data()),
-                         {len[0], len[1], len[2], len[3]}});
+    for (const RowTable& table : tables)
+      for_each(ex, plan.n_send,
+               PackRows<T>{table, at, sendbuf, static_cast<const int64_t*>(plan.src.data()),
+                           static_cast<const int32_t*>(plan.shift.data())});
   });
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);

@@ -139,7 +139,10 @@ pvec_schema_t make_full_schema(Props* p) {
   REQUIRE(pvec_schema_add_vector(s, "vi3", PVEC_INT32, 3, &p->vi3) == PVEC_SUCCESS);
   REQUIRE(pvec_schema_add_tensor(s, "t23", PVEC_FLOAT32, 2, 3, &p->t23) == PVEC_SUCCESS);
   REQUIRE(pvec_schema_add_tensor(s, "tu23", PVEC_UINT64, 2, 3, &p->tu23) == PVEC_SUCCESS);
-  p->all = {p->id, p->f32, p->f64, p->i32, p->u32, p->u64, p->v3, p->vi3, p->t23, p->tu23};
+  // 35 components: with the other 4-byte ones more than one launch of the row kernels holds
+  // (kRowComps).
+  REQUIRE(pvec_schema_add_tensor(s, "t57", PVEC_FLOAT32, 5, 7, &p->t57) == PVEC_SUCCESS);
+  p->all = {p->id, p->f32, p->f64, p->i32, p->u32, p->u64, p->v3, p->vi3, p->t23, p->tu23, p->t57};
   p->values.assign(p->all.begin() + 1, p->all.end());
   return s;
 }

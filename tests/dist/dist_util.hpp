@@ -124,9 +124,10 @@ inline const char* name_of(Path p) { return p == Path::device ? "device" : "host
 // ---- The full schema ---------------------------------------------------------------------
 
 // Every dtype and every tensor rank. "id" (int64) identifies a particle; every other value is
-// value_bits(id, prop, component, salt), so any misplaced byte is seen.
+// value_bits(id, prop, component, salt), so any misplaced byte is seen. t57 is large (35
+// components), so that the 4-byte components fill more than one row-kernel launch.
 struct Props {
-  int id, f32, f64, i32, u32, u64, v3, vi3, t23, tu23;
+  int id, f32, f64, i32, u32, u64, v3, vi3, t23, tu23, t57;
   std::vector<int> all;     // every property index, id included
   std::vector<int> values;  // every property but id
 };
