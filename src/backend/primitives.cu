@@ -67,7 +67,7 @@ struct WordBits {
 // indices (the common case when the kept particles are sorted together) costs one step, not
 // 32 steps of one thread.
 __global__ void write_voted(int64_t n_words, const uint32_t* words, const int64_t* offsets,
-                            int64_t* out) {
+                            IndexList out) {
   const unsigned lane = threadIdx.x & 31u;
   const int64_t warps = static_cast<int64_t>(gridDim.x) * (blockDim.x / 32);
   for (int64_t w0 = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * 32;
@@ -82,7 +82,7 @@ __global__ void write_voted(int64_t n_words, const uint32_t* words, const int64_
       const uint32_t bits = __shfl_sync(0xffffffffu, mine, src);
       const int64_t at = __shfl_sync(0xffffffffu, first, src);
       if ((bits >> lane) & 1u)
-        out[at + __popc(bits & ((1u << lane) - 1u))] = 32 * (w0 + src) + lane;
+        out.set(at + __popc(bits & ((1u << lane) - 1u)), 32 * (w0 + src) + lane);
     }
   }
 }
@@ -111,8 +111,10 @@ int64_t select_indices(const Exec& exec, const int32_t* keys, int64_t begin, int
                        tmp);
 }
 
-int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, int64_t* out,
+int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, IndexList out,
                       ScratchBuffer& tmp) {
+  if (out.narrow && !IndexList::fits_narrow(32 * n_words))
+    fail(PVEC_ERROR_INTERNAL, "voted_indices: ", 32 * n_words, " indices for a narrow list");
 #if defined(__CUDACC__)
   if (exec.on_device && n_words > 0) {
     cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
@@ -144,7 +146,7 @@ int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, 
   (void)exec, (void)tmp;
   int64_t c = 0;  // the host (map's movers): the same from the words
   for (int64_t w = 0; w < n_words; ++w)
-    for (uint32_t b = words[w]; b != 0; b &= b - 1) out[c++] = 32 * w + __builtin_ctz(b);
+    for (uint32_t b = words[w]; b != 0; b &= b - 1) out.set(c++, 32 * w + __builtin_ctz(b));
   return c;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "backend/exec.hpp"
+#include "backend/indices.hpp"
 #include "memory/scratch_buffer.hpp"
 
 #include <cstdint>
@@ -18,9 +19,9 @@ int64_t select_indices(const Exec& exec, const int32_t* keys, int64_t begin, int
                        int32_t value, bool equal, int64_t* out, ScratchBuffer& tmp);
 
 // The indices whose bits are set in words (bit b of words[w]: index 32 w + b), in increasing
-// order, written to out; returns how many (select_where's last passes, and map's movers from
-// the labelling pass's votes).
-int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, int64_t* out,
+// order, written to out (narrow only when 32 n_words fits); returns how many (select_where's
+// last passes, and map's movers from the labelling pass's votes).
+int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, IndexList out,
                       ScratchBuffer& tmp);
 
 // out[i] = sum of in[0..i); returns the total. out may alias in.

@@ -86,7 +86,7 @@ __global__ void vote_kernel(int64_t n, int64_t n_words, Keep keep, uint32_t* wor
 // passes over n / 32 words. (select_values over a counting iterator hands each thread
 // consecutive indices, so that a keep reading columns loads with a stride.)
 template <class Keep>
-int64_t select_where(const Exec& exec, int64_t n, Keep keep, int64_t* out, ScratchBuffer& votes,
+int64_t select_where(const Exec& exec, int64_t n, Keep keep, IndexList out, ScratchBuffer& votes,
                      ScratchBuffer& tmp) {
   if (n <= 0) return 0;
   if (exec.on_device) {
@@ -108,7 +108,7 @@ int64_t select_where(const Exec& exec, int64_t n, Keep keep, int64_t* out, Scrat
   }
   int64_t c = 0;
   for (int64_t i = 0; i < n; ++i)
-    if (keep(i)) out[c++] = i;
+    if (keep(i)) out.set(c++, i);
   return c;
 }
 

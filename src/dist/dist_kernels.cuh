@@ -2,6 +2,7 @@
 #pragma once
 
 #include "backend/hd.hpp"
+#include "backend/indices.hpp"
 #include "dist/cartesian_grid.hpp"
 
 #include <pvec.h>
@@ -311,7 +312,8 @@ struct Slot {
 
 // Entry j (sorted by peer) goes into peer[j]'s block as particle j - first[peer[j]]; the
 // entries of peer `self` (this rank's own periodic images in ghost_get and ghost_put; -1 for
-// none) into the ghost rows self_row.. instead, in no message.
+// none) into the ghost rows self_row.. instead, in no message. With one rank every entry is
+// self's and there is no peer array (null).
 struct BlockIndex {
   const int32_t* peer;
   const int64_t* block_off;  // bytes
@@ -320,7 +322,7 @@ struct BlockIndex {
   int self;
   int64_t self_row;
   PVEC_HD Slot slot(int64_t j, char* buf) const {
-    const int32_t r = peer[j];
+    const int32_t r = peer != nullptr ? peer[j] : self;
     const int64_t local = j - first[r];
     return Slot{buf + block_off[r], count[r], local, self_row + local, r == self};
   }
@@ -333,7 +335,7 @@ struct PackRows {
   RowTable t;
   BlockIndex at;
   char* buf;
-  const int64_t* src;
+  IndexList src;
   const int32_t* shift;  // packed periodic shifts, or null
   PVEC_HD void operator()(int64_t j) const {
     const Slot slot = at.slot(j, buf);
@@ -399,7 +401,7 @@ template <class T>
 struct ReduceColumn {
   BlockIndex at;
   char* buf;
-  const int64_t* dst_idx;
+  IndexList dst_idx;
   T* col;
   int64_t cap;
   int64_t ncomp;
@@ -492,9 +494,10 @@ struct NearCells {
 // Ghost candidates of particle i: every (rank, periodic shift) whose subdomain, widened by
 // the ghost width, contains the shifted position, except (this rank, no shift). count gives
 // their number, emit writes them; ghost_get runs both over the particles GhostNear selected
-// (CountNear, then FillNear from the scanned counts). emit examines its particle again
-// (position-type and integer work on three coordinates) rather than read a record the count
-// pass would have written: a record is wider than the coordinates it comes from.
+// (CountNear, then FillNear from the scanned counts). A record of the fast path packs into
+// one 32-bit word (cell_word), which the count pass writes and the fill pass reads instead of
+// the particle's coordinates; other particles are examined again by the fill pass (a full
+// record is wider than the coordinates it comes from).
 //
 // A particle inside `inner` (GhostNear's band) has none: examine answers 0 at once.
 //
@@ -519,10 +522,10 @@ struct GhostCandidates {
   const T* pos;
   int64_t cap;
   Band<T, DIM> inner;  // particles inside are ghosts nowhere
-  int32_t* peer;       // emit's entries: destination rank, source particle, packed shift
-  int64_t* src;
-  int32_t* shift;
-  bool use_cells;  // the fast path applies (cells was built)
+  int32_t* peer;       // emit's entries: destination rank (null: not written, one rank),
+  IndexList src;       // source particle,
+  int32_t* shift;      // packed periodic shift
+  bool use_cells;      // the fast path applies (cells was built)
   NearCells<T, DIM> cells;
 
   // Periodic shift s (in box lengths) that brings the unwrapped cell u into [0, D):
@@ -569,8 +572,8 @@ struct GhostCandidates {
 
   // Entry at: destination rank r, source particle i, packed periodic shift code.
   PVEC_HD void put(int64_t at, int r, int64_t i, uint32_t code) const {
-    peer[at] = r;
-    src[at] = i;
+    if (peer != nullptr) peer[at] = r;
+    src.set(at, i);
     shift[at] = static_cast<int32_t>(code);
   }
 
@@ -720,14 +723,36 @@ struct GhostCandidates {
     return count_general(i, rec);
   }
 
-  // The coordinates of particle i; its number of candidates; its entries from first on.
+  // A record of the fast path (in_cells) in 32 bits: per dimension a byte holding the first
+  // cell (0..4 from own - 2) in bits 0-2 and the mask from there (at most 5 bits) in bits
+  // 3-7. kNoCellWord for any other record.
+  static constexpr uint32_t kNoCellWord = 0xffffffffu;
+  PVEC_HD uint32_t cell_word(const Item& rec) const {
+    if (!rec.in_cells) return kNoCellWord;
+    uint32_t w = 0;
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d)
+      w |= (static_cast<uint32_t>(rec.lo[d] - own[d] + 2) | rec.mask[d] << 3) << (8 * d);
+    return w;
+  }
+  // The record of particle i that cell_word packed into w (not kNoCellWord).
+  PVEC_HD Item from_cell_word(int64_t i, uint32_t w) const {
+    Item rec;
+    rec.i = i;
+    rec.in_cells = true;
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      const uint32_t b = (w >> (8 * d)) & 0xffu;
+      rec.lo[d] = own[d] - 2 + static_cast<int32_t>(b & 7u);
+      rec.mask[d] = b >> 3;
+    }
+    return rec;
+  }
+
+  // The coordinates of particle i; its entries from first on.
   PVEC_HD void load(int64_t i, Input& in) const {
     PVEC_UNROLL
     for (int d = 0; d < DIM; ++d) in.x[d] = load_ro(pos + d * cap + i);
-  }
-  PVEC_HD int64_t count(int64_t i, const Input& in) const {
-    Item rec;
-    return examine(i, in, rec);
   }
   PVEC_HD void emit(int64_t i, const Input& in, int64_t first) const {
     Item rec;
@@ -801,28 +826,40 @@ struct GhostCandidates {
   }
 };
 
-// ghost_get's count pass: count[j] = the candidates of particle near[j].
+// ghost_get's count pass: count[j] = the candidates of particle near[j], word[j] its record
+// as a cell word.
 template <class T, int DIM>
 struct CountNear {
   GhostCandidates<T, DIM> f;
-  const int64_t* near;
+  IndexList near;
   int64_t* count;
+  uint32_t* word;
   PVEC_HD void operator()(int64_t j) const {
     const int64_t i = near[j];
     typename GhostCandidates<T, DIM>::Input in;
     f.load(i, in);
-    count[j] = f.count(i, in);
+    typename GhostCandidates<T, DIM>::Item rec;
+    rec.in_cells = false;
+    count[j] = f.examine(i, in, rec);
+    word[j] = f.cell_word(rec);
   }
 };
 
-// ghost_get's fill pass: the entries of particle near[j] from offset[j] (the scanned counts).
+// ghost_get's fill pass: the entries of particle near[j] from offset[j] (the scanned counts),
+// from its cell word where it has one, else from its coordinates.
 template <class T, int DIM>
 struct FillNear {
   GhostCandidates<T, DIM> f;
-  const int64_t* near;
+  IndexList near;
   const int64_t* offset;
+  const uint32_t* word;
   PVEC_HD void operator()(int64_t j) const {
     const int64_t i = near[j];
+    const uint32_t w = word[j];
+    if (w != GhostCandidates<T, DIM>::kNoCellWord) {
+      f.emit_in_cells(f.from_cell_word(i, w), offset[j]);
+      return;
+    }
     typename GhostCandidates<T, DIM>::Input in;
     f.load(i, in);
     f.emit(i, in, offset[j]);

@@ -131,9 +131,10 @@ std::vector<RowTable> row_tables(const ParticleSet& ps, const MessageLayout& lay
 
 // Where the entries of a ghost plan go (ghost_get) or come from (ghost_put): peers holds the
 // per-peer block offsets, first entries and counts (3 P words); this rank's own images are the
-// ghost rows from n + recv_first[me].
+// ghost rows from n + recv_first[me]. With one rank the plan has no peer array: every entry is
+// an own image.
 BlockIndex plan_index(const GhostPlan& plan, const int64_t* peers, int P, int me, int64_t n) {
-  return BlockIndex{static_cast<const int32_t*>(plan.peer.data()),
+  return BlockIndex{P == 1 ? nullptr : static_cast<const int32_t*>(plan.peer.data()),
                     peers,
                     peers + P,
                     peers + 2 * P,
@@ -278,7 +279,7 @@ int64_t DistVector::map(unsigned flags) {
     if (m == 0) return;  // the common step of a 1-rank run: nothing leaves, nothing to sort
     movers = side[Workspace::kIndexA].ensure_as<int64_t>(m);
     const int64_t selected =
-        voted_indices(ex, mover_votes, n_words, movers, side[Workspace::kTemp]);
+        voted_indices(ex, mover_votes, n_words, IndexList{movers, false}, side[Workspace::kTemp]);
     if (selected != m)
       fail(PVEC_ERROR_INTERNAL, "pvec_map: ", selected, " movers selected, ", m, " counted");
     keys = side[Workspace::kKeysAlt].ensure_as<int32_t>(2 * m);
@@ -353,7 +354,7 @@ int64_t DistVector::map(unsigned flags) {
       });
     });
   for (const RowTable& t : tables) {
-    for_each(ex, n_send, PackRows<float>{t, at, sendbuf, order, nullptr});
+    for_each(ex, n_send, PackRows<float>{t, at, sendbuf, IndexList{order, false}, nullptr});
     if (h > 0) for_each(ex, h, MoveRows{t, movers + n_recv, tail});
   }
   ps.sync_stream();  // queued kernels belong to the compute time
@@ -417,6 +418,10 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
     plan->on_device = device;
     plan->valid = true;
     plan->n_local = n;
+    // Particle indices in 4 bytes where they fit (the near list, the plan's sources).
+    const bool narrow = IndexList::fits_narrow(n);
+    const int64_t ie = IndexList::elem_size(narrow);
+    plan->narrow_src = narrow;
     // Select the particles near a subdomain boundary, count their candidates, place them,
     // sort by destination rank.
     int64_t total = 0;
@@ -426,7 +431,8 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
           using T = decltype(t);
           const T* pos = static_cast<const T*>(ps.column(0).mirror(device));
           // The particles near a subdomain boundary.
-          int64_t* near = side[Workspace::kIndexB].ensure_as<int64_t>(std::max<int64_t>(n, 1));
+          const IndexList near{side[Workspace::kIndexB].ensure(std::max<int64_t>(n, 1) * ie),
+                               narrow};
           int64_t nb = 0;
           with_dim(grid_.dim, [&](auto D) {
             GhostNear<T, D.value> f{inner_band<T, D.value>(grid_, me, ghost_width_), pos,
@@ -435,11 +441,14 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
             nb = select_where(ex, n, f, near, side[Workspace::kIndexA], side[Workspace::kTemp]);
           });
           int64_t* count = side[Workspace::kIndexA].ensure_as<int64_t>(nb + 1);
+          // The count pass's records as cell words, for the fill pass (kKeysAlt is free until
+          // the sort after the fill).
+          uint32_t* words = side[Workspace::kKeysAlt].ensure_as<uint32_t>(std::max<int64_t>(nb, 1));
           int own[PVEC_MAX_DIM] = {0, 0, 0, 0};
           grid_.cells_of_rank(me, own);
-          // Count pass, then fill pass (with output arrays), the dimension a template
+          // Count pass, then fill pass (into the output arrays), the dimension a template
           // parameter.
-          auto candidates = [&](int32_t* pe, int64_t* sr, int32_t* sh) {
+          auto candidates = [&](bool fill, int32_t* pe, IndexList sr, int32_t* sh) {
             with_dim(grid_.dim, [&](auto D) {
               constexpr int DIM = D.value;
               GhostCandidates<T, DIM> f{};
@@ -454,42 +463,39 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
               f.src = sr;
               f.shift = sh;
               f.use_cells = near_cells<T, DIM>(grid_, me, ghost_width_, f.cells);
-              if (pe == nullptr)
-                for_each(ex, nb, CountNear<T, DIM>{f, near, count});
+              if (fill)
+                for_each(ex, nb, FillNear<T, DIM>{f, near, count, words});
               else
-                for_each(ex, nb, FillNear<T, DIM>{f, near, count});
+                for_each(ex, nb, CountNear<T, DIM>{f, near, count, words});
             });
           };
-          candidates(nullptr, nullptr, nullptr);
+          candidates(false, nullptr, IndexList{}, nullptr);
           total = exclusive_scan(ex, count, count, nb, side[Workspace::kTemp]);
-          int32_t* peer_plan = plan->peer.ensure_as<int32_t>(std::max<int64_t>(total, 1));
-          int64_t* src_plan = plan->src.ensure_as<int64_t>(std::max<int64_t>(total, 1));
-          int32_t* shift_plan = plan->shift.ensure_as<int32_t>(std::max<int64_t>(total, 1));
+          const int64_t slots = std::max<int64_t>(total, 1);
+          const IndexList src_plan{plan->src.ensure(slots * ie), narrow};
+          int32_t* shift_plan = plan->shift.ensure_as<int32_t>(slots);
           std::vector<int64_t> bounds(P + 1);
           if (P == 1) {
-            // One destination: the entries are in plan order as the fill pass writes them.
-            candidates(peer_plan, src_plan, shift_plan);
+            // One destination: the entries are in plan order as the fill pass writes them,
+            // and need no peer array (plan_index).
+            candidates(true, nullptr, src_plan, shift_plan);
             bounds = {0, total};
           } else {
-            int32_t* peer =
-                side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(total, 1));
-            // (Not kIndexB: the fill pass reads the near list from there. The message buffers
-            // are made after the plan.)
-            int64_t* src = side[Workspace::kSend].ensure_as<int64_t>(std::max<int64_t>(total, 1));
-            candidates(peer, src, shift_plan);
-            // Sort entry ids by peer (stable), then gather src and shift into plan order.
-            int64_t* ids = src_plan;
+            int32_t* peer_plan = plan->peer.ensure_as<int32_t>(slots);
+            // The fill pass writes into scratch (not kIndexB: it reads the near list from
+            // there; kSend and kRecv are free until the messages are made after the plan),
+            // entry ids are sorted by peer (stable; the counts in kIndexA are read by then),
+            // and src and shift gathered into plan order.
+            int32_t* peer = side[Workspace::kLabels].ensure_as<int32_t>(slots);
+            const IndexList src{side[Workspace::kSend].ensure(slots * ie), narrow};
+            int32_t* shift = side[Workspace::kRecv].ensure_as<int32_t>(slots);
+            candidates(true, peer, src, shift);
+            int64_t* ids = side[Workspace::kIndexA].ensure_as<int64_t>(slots);
             for_each(ex, total, Iota{ids});
             sort_pairs(ex, peer, ids, total, P - 1, side[Workspace::kTemp],
                        side[Workspace::kKeysAlt], side[Workspace::kValsAlt]);
-            int32_t* shift_sorted =
-                side[Workspace::kKeysAlt].ensure_as<int32_t>(std::max<int64_t>(total, 1));
-            gather_rows(ex, shift_sorted, 0, shift_plan, 0, ids, total, 1, sizeof(int32_t));
-            int64_t* src_sorted =
-                side[Workspace::kValsAlt].ensure_as<int64_t>(std::max<int64_t>(total, 1));
-            gather_rows(ex, src_sorted, 0, src, 0, ids, total, 1, sizeof(int64_t));
-            copy_bytes(src_plan, src_sorted, total * sizeof(int64_t), gpu, ps.stream());
-            copy_bytes(shift_plan, shift_sorted, total * sizeof(int32_t), gpu, ps.stream());
+            gather_rows(ex, shift_plan, 0, shift, 0, ids, total, 1, sizeof(int32_t));
+            gather_rows(ex, src_plan.data, 0, src.data, 0, ids, total, 1, ie);
             copy_bytes(peer_plan, peer, total * sizeof(int32_t), gpu, ps.stream());
             bucket_bounds(ex, peer_plan, total, P, bounds.data(), side[Workspace::kTemp]);
           }
@@ -542,7 +548,7 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
     using T = decltype(t);
     for (const RowTable& table : tables)
       for_each(ex, plan.n_send,
-               PackRows<T>{table, at, sendbuf, static_cast<const int64_t*>(plan.src.data()),
+               PackRows<T>{table, at, sendbuf, plan.sources(),
                            static_cast<const int32_t*>(plan.shift.data())});
   });
   ps.sync_stream();  // queued kernels belong to the compute time
@@ -622,14 +628,8 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
     PropertyBuffer& c = ps.column(layout.cols[k]);
     with_dtype(c.spec.dtype, [&](auto t) {
       using T = decltype(t);
-      ReduceColumn<T> f{at,
-                        recvbuf,
-                        static_cast<const int64_t*>(plan.src.data()),
-                        static_cast<T*>(c.mirror(device)),
-                        cap,
-                        c.spec.ncomp,
-                        layout.col_prefix[k],
-                        static_cast<int>(op)};
+      ReduceColumn<T> f{at,  recvbuf,      plan.sources(),       static_cast<T*>(c.mirror(device)),
+                        cap, c.spec.ncomp, layout.col_prefix[k], static_cast<int>(op)};
       for_each(ex, plan.n_send, f);
     });
   }

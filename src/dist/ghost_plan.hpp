@@ -2,6 +2,7 @@
 // positions have not changed and reversed by ghost_put.
 #pragma once
 
+#include "backend/indices.hpp"
 #include "memory/scratch_buffer.hpp"
 
 #include <cstdint>
@@ -12,16 +13,19 @@ namespace pvec::detail {
 struct GhostPlan {
   bool valid = false;  // false once particles changed (buffers are kept)
   bool on_device = false;
-  int64_t n_local = 0;               // local count the plan was made for
-  int64_t n_send = 0;                // entries, sorted by destination rank
-  ScratchBuffer src;                 // int64 particle index per entry
-  ScratchBuffer peer;                // int32 destination rank per entry
+  int64_t n_local = 0;  // local count the plan was made for
+  int64_t n_send = 0;   // entries, sorted by destination rank
+  ScratchBuffer src;    // particle index per entry: int32 if narrow_src, else int64
+  bool narrow_src = false;
+  ScratchBuffer peer;                // int32 destination rank per entry (unused with one rank)
   ScratchBuffer shift;               // int32 packed periodic shift per entry
   std::vector<int64_t> send_counts;  // entries per destination
   std::vector<int64_t> send_first;   // first entry of each destination
   std::vector<int64_t> recv_counts;  // ghosts from each source
   std::vector<int64_t> recv_first;   // first ghost (relative to n_local) from each source
   int64_t n_recv = 0;
+
+  IndexList sources() const { return IndexList{const_cast<void*>(src.data()), narrow_src}; }
 };
 
 // Periodic shifts are stored as one signed byte per dimension.

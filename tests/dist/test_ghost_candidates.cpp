@@ -34,6 +34,8 @@ struct Tally {
   int64_t fast = 0;        // of them, decided by the fast path
   int64_t candidates = 0;  // sum of counts
   int64_t emitted = 0;     // particles whose entries were compared
+  int64_t from_words = 0;  // of them, also emitted from their cell word
+  int64_t word_mismatches = 0;
   std::vector<std::string> mismatches;
 };
 
@@ -111,28 +113,48 @@ void compare_paths(const CartGrid& g, int me, double width, std::mt19937_64& rng
       // The first valid cell; meaningless (and free to differ) when there is none.
       same = same && (rec_fast[j].mask[d] == 0 || rec_fast[j].lo[d] == rec_general[j].lo[d]);
     }
-    // The entries both records emit (the fast one through the cell tables): the same, in
-    // the same order.
+    // A fast record and only a fast record has a cell word (what the count pass hands the
+    // fill pass instead of the coordinates).
+    const uint32_t word = f.cell_word(rec_fast[j]);
+    if ((word != GhostCandidates<T, DIM>::kNoCellWord) != rec_fast[j].in_cells) {
+      same = false;
+      ++tally.word_mismatches;
+    }
+    // The entries both records emit (the fast one through the cell tables), and the fast
+    // record rebuilt from its cell word: the same, in the same order. The general path writes
+    // its sources as int64, the others as int32 (IndexList, both kinds).
     std::string entries;
     if (same && count_general[j] > 0) {
       const size_t k = static_cast<size_t>(count_general[j]);
-      std::vector<int32_t> peer[2], shift[2];
-      std::vector<int64_t> src[2];
-      for (int path = 0; path < 2; ++path) {
+      const int paths = rec_fast[j].in_cells ? 3 : 2;
+      std::vector<int32_t> peer[3], shift[3];
+      std::vector<int64_t> src_wide(k + 1, -7);
+      std::vector<int32_t> src_narrow[3];
+      for (int path = 0; path < paths; ++path) {
         peer[path].assign(k + 1, -7);  // one guard entry each: nothing is written past k
         shift[path].assign(k + 1, -7);
-        src[path].assign(k + 1, -7);
+        src_narrow[path].assign(k + 1, -7);
         f.peer = peer[path].data();
-        f.src = src[path].data();
+        f.src = path == 0 ? IndexList{src_wide.data(), false}
+                          : IndexList{src_narrow[path].data(), true};
         f.shift = shift[path].data();
-        f.emit(path == 0 ? rec_general[j] : rec_fast[j], 0);
+        if (path == 2)
+          f.emit_in_cells(f.from_cell_word(j, word), 0);
+        else
+          f.emit(path == 0 ? rec_general[j] : rec_fast[j], 0);
       }
-      f.peer = nullptr, f.src = nullptr, f.shift = nullptr;
-      same = peer[0] == peer[1] && src[0] == src[1] && shift[0] == shift[1] && peer[0][k] == -7 &&
-             src[0][k] == -7 && shift[0][k] == -7;
-      for (size_t e = 0; e < k; ++e) same = same && src[0][e] == j;
+      f.peer = nullptr, f.src = IndexList{}, f.shift = nullptr;
+      same = src_wide[k] == -7;
+      for (size_t e = 0; e < k; ++e) same = same && src_wide[e] == j;
+      for (int path = 1; path < paths; ++path) {
+        same =
+            same && peer[path] == peer[0] && shift[path] == shift[0] && src_narrow[path][k] == -7;
+        for (size_t e = 0; e < k; ++e) same = same && src_narrow[path][e] == j;
+      }
+      same = same && peer[0][k] == -7 && shift[0][k] == -7;
       if (!same) entries = "; emitted entries differ";
       ++tally.emitted;
+      if (paths == 3) ++tally.from_words;
     }
     if (!same && tally.mismatches.size() < 5) {
       std::ostringstream o;
@@ -185,14 +207,20 @@ TEST_CASE("ghost candidates: the position-type fast path equals the general path
   sweep<double, 1>(tally);
   sweep<double, 2>(tally);
   sweep<double, 3>(tally);
+  sweep<float, 4>(tally);  // four dimensions fill every byte of a cell word
+  sweep<double, 4>(tally);
   std::string report;
   for (const auto& m : tally.mismatches) report += "\n  " + m;
   INFO(tally.particles << " particles compared, " << tally.fast << " on the fast path, "
                        << tally.candidates << " candidates, " << tally.emitted
-                       << " particles' entries compared; first mismatches:" << report);
+                       << " particles' entries compared (" << tally.from_words
+                       << " also from cell words; " << tally.word_mismatches
+                       << " cell words where there should be none or none where there should be"
+                       << "); first mismatches:" << report);
   CHECK(tally.mismatches.empty());
   // The sweep must exercise the fast path and find candidates, or it proves nothing.
   CHECK(tally.fast > tally.particles / 2);
   CHECK(tally.candidates > tally.particles);
   CHECK(tally.emitted > tally.particles / 4);
+  CHECK(tally.from_words > tally.emitted / 2);
 }
