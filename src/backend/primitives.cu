@@ -111,34 +111,68 @@ int64_t select_indices(const Exec& exec, const int32_t* keys, int64_t begin, int
                        tmp);
 }
 
-int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, IndexList out,
-                      ScratchBuffer& tmp) {
+namespace {
+
+void check_fits(IndexList out, int64_t n_words) {
   if (out.narrow && !IndexList::fits_narrow(32 * n_words))
     fail(PVEC_ERROR_INTERNAL, "voted_indices: ", 32 * n_words, " indices for a narrow list");
+}
+
 #if defined(__CUDACC__)
-  if (exec.on_device && n_words > 0) {
-    cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
-    auto bits = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
-                                                WordBits{words, n_words});
-    size_t scan_bytes = 0;
-    check_cuda(
-        cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, bits, static_cast<int64_t*>(nullptr),
-                                      as_cub_count(n_words + 1), s),
-        "cub::DeviceScan::ExclusiveSum");
-    // [offsets of the n_words + 1 words | scan temp], the temp 256-byte aligned.
-    const size_t at_temp = ((n_words + 1) * sizeof(int64_t) + 255) / 256 * 256;
-    char* base = static_cast<char*>(tmp.ensure(at_temp + scan_bytes));
-    auto* offsets = reinterpret_cast<int64_t*>(base);
-    check_cuda(cub::DeviceScan::ExclusiveSum(base + at_temp, scan_bytes, bits, offsets,
-                                             as_cub_count(n_words + 1), s),
-               "cub::DeviceScan::ExclusiveSum");
-    constexpr int kBlock = 256;
-    int64_t blocks = (n_words + kBlock - 1) / kBlock;  // a warp per 32 words
-    if (blocks > 4096) blocks = 4096;
+// voted_indices' device passes; returns where on the device the count is (in tmp, until tmp
+// is used again).
+const int64_t* launch_voted(const Exec& exec, const uint32_t* words, int64_t n_words, IndexList out,
+                            ScratchBuffer& tmp) {
+  check_fits(out, n_words);
+  cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
+  auto bits = thrust::make_transform_iterator(thrust::counting_iterator<int64_t>(0),
+                                              WordBits{words, n_words});
+  size_t scan_bytes = 0;
+  check_cuda(
+      cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, bits, static_cast<int64_t*>(nullptr),
+                                    as_cub_count(n_words + 1), s),
+      "cub::DeviceScan::ExclusiveSum");
+  // [offsets of the n_words + 1 words | scan temp], the temp 256-byte aligned.
+  const size_t at_temp = ((n_words + 1) * sizeof(int64_t) + 255) / 256 * 256;
+  char* base = static_cast<char*>(tmp.ensure(at_temp + scan_bytes));
+  auto* offsets = reinterpret_cast<int64_t*>(base);
+  check_cuda(cub::DeviceScan::ExclusiveSum(base + at_temp, scan_bytes, bits, offsets,
+                                           as_cub_count(n_words + 1), s),
+             "cub::DeviceScan::ExclusiveSum");
+  constexpr int kBlock = 256;
+  int64_t blocks = (n_words + kBlock - 1) / kBlock;  // a warp per 32 words
+  if (blocks > 4096) blocks = 4096;
+  if (blocks > 0) {
     write_voted<<<static_cast<unsigned>(blocks), kBlock, 0, s>>>(n_words, words, offsets, out);
     check_launch("voted_indices kernel launch");
+  }
+  return offsets + n_words;
+}
+#endif
+
+}  // namespace
+
+void voted_indices_async(const Exec& exec, const uint32_t* words, int64_t n_words, IndexList out,
+                         ScratchBuffer& tmp, int64_t* count_dev) {
+#if defined(__CUDACC__)
+  if (exec.on_device) {
+    copy_bytes(count_dev, launch_voted(exec, words, n_words, out, tmp), sizeof(int64_t), true,
+               exec.stream);
+    return;
+  }
+#endif
+  (void)words, (void)n_words, (void)out, (void)tmp, (void)count_dev;
+  fail(PVEC_ERROR_INTERNAL, "voted_indices_async on the host");
+}
+
+int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, IndexList out,
+                      ScratchBuffer& tmp) {
+  check_fits(out, n_words);
+#if defined(__CUDACC__)
+  if (exec.on_device && n_words > 0) {
+    const int64_t* count = launch_voted(exec, words, n_words, out, tmp);
     int64_t total = 0;
-    copy_bytes(&total, offsets + n_words, sizeof total, true, exec.stream);
+    copy_bytes(&total, count, sizeof total, true, exec.stream);
     stream_synchronize(exec.stream);
     return total;
   }
@@ -150,36 +184,36 @@ int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, 
   return c;
 }
 
-int64_t exclusive_scan(const Exec& exec, const int64_t* in, int64_t* out, int64_t n,
-                       ScratchBuffer& tmp) {
-  if (n <= 0) return 0;
+int64_t exclusive_scan(const Exec& exec, int64_t* data, int64_t n, ScratchBuffer& tmp,
+                       int64_t* extra) {
+  if (n < 0) fail(PVEC_ERROR_INTERNAL, "exclusive_scan of ", n, " items");
 #if defined(__CUDACC__)
   if (exec.on_device) {
+    // In place over n + 1 items: the last (0) receives the total, which one copy to the host
+    // brings back, with the extra word beside it.
     cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
     size_t bytes = 0;
-    check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, as_cub_count(n), s),
+    check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, bytes, data, data, as_cub_count(n + 1), s),
                "cub::DeviceScan::ExclusiveSum");
-    // [the last input and the last output | scan temp]: the last input is kept on the device
-    // before the scan (out may overwrite it), so that one copy to the host brings both.
-    auto* last = static_cast<int64_t*>(tmp.ensure(256 + bytes));
-    copy_bytes(last, in + n - 1, sizeof(int64_t), true, exec.stream);
-    check_cuda(cub::DeviceScan::ExclusiveSum(reinterpret_cast<char*>(last) + 256, bytes, in, out,
-                                             as_cub_count(n), s),
+    check_cuda(cub::DeviceScan::ExclusiveSum(tmp.ensure(std::max<size_t>(bytes, 1)), bytes, data,
+                                             data, as_cub_count(n + 1), s),
                "cub::DeviceScan::ExclusiveSum");
-    copy_bytes(last + 1, out + n - 1, sizeof(int64_t), true, exec.stream);
     int64_t h[2] = {0, 0};
-    copy_bytes(h, last, sizeof h, true, exec.stream);
+    copy_bytes(h, data + n, (extra != nullptr ? 2 : 1) * sizeof(int64_t), true, exec.stream);
     stream_synchronize(exec.stream);
-    return h[0] + h[1];
+    if (extra != nullptr) *extra = h[1];
+    return h[0];
   }
 #endif
   (void)tmp;
   int64_t sum = 0;
   for (int64_t i = 0; i < n; ++i) {
-    int64_t v = in[i];
-    out[i] = sum;
+    const int64_t v = data[i];
+    data[i] = sum;
     sum += v;
   }
+  data[n] = sum;
+  if (extra != nullptr) *extra = data[n + 1];
   return sum;
 }
 

@@ -23,10 +23,16 @@ int64_t select_indices(const Exec& exec, const int32_t* keys, int64_t begin, int
 // last passes, and map's movers from the labelling pass's votes).
 int64_t voted_indices(const Exec& exec, const uint32_t* words, int64_t n_words, IndexList out,
                       ScratchBuffer& tmp);
+// voted_indices without waiting for the answer (device only): how many indices there are is
+// written to *count_dev, device memory, by the queued work.
+void voted_indices_async(const Exec& exec, const uint32_t* words, int64_t n_words, IndexList out,
+                         ScratchBuffer& tmp, int64_t* count_dev);
 
-// out[i] = sum of in[0..i); returns the total. out may alias in.
-int64_t exclusive_scan(const Exec& exec, const int64_t* in, int64_t* out, int64_t n,
-                       ScratchBuffer& tmp);
+// data[0..n) becomes its exclusive prefix sum (data[i] = sum of the old data[0..i)) and data[n]
+// the total, which is returned: data has n + 1 elements, and data[n] must be 0. With extra,
+// *extra = data[n + 1] as well, fetched in the same copy (then data has n + 2 elements).
+int64_t exclusive_scan(const Exec& exec, int64_t* data, int64_t n, ScratchBuffer& tmp,
+                       int64_t* extra = nullptr);
 
 // Stable sort of (keys, vals) by keys in [0, max_key]; results back in keys/vals.
 void sort_pairs(const Exec& exec, int32_t* keys, int64_t* vals, int64_t n, int32_t max_key,

@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "memory/scratch_buffer.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 #if defined(__CUDACC__)
@@ -76,6 +77,22 @@ __global__ void vote_kernel(int64_t n, int64_t n_words, Keep keep, uint32_t* wor
   }
 }
 
+// Queues vote_kernel over [0, n) into votes; returns the words ((n + 31) / 32 of them).
+template <class Keep>
+uint32_t* launch_votes(const Exec& exec, int64_t n, Keep keep, ScratchBuffer& votes) {
+  const int64_t n_words = (n + 31) / 32;
+  auto* words = votes.ensure_as<uint32_t>(std::max<int64_t>(n_words, 1));
+  if (n_words > 0) {
+    constexpr int kBlock = 256;
+    int64_t blocks = (n_words * 32 + kBlock - 1) / kBlock;
+    if (blocks > 4096) blocks = 4096;  // a grid-stride loop beyond: enough to fill a GPU
+    vote_kernel<<<static_cast<unsigned>(blocks), kBlock, 0,
+                  static_cast<cudaStream_t>(exec.stream)>>>(n, n_words, keep, words);
+    check_launch("select_where vote kernel launch");
+  }
+  return words;
+}
+
 #endif
 
 // select_where(exec, n, keep, out, votes, tmp): writes the i in [0, n) with keep(i) to out in
@@ -91,15 +108,7 @@ int64_t select_where(const Exec& exec, int64_t n, Keep keep, IndexList out, Scra
   if (n <= 0) return 0;
   if (exec.on_device) {
 #if defined(__CUDACC__)
-    const int64_t n_words = (n + 31) / 32;
-    auto* words = votes.ensure_as<uint32_t>(n_words);
-    constexpr int kBlock = 256;
-    int64_t blocks = (n_words * 32 + kBlock - 1) / kBlock;
-    if (blocks > 4096) blocks = 4096;  // a grid-stride loop beyond: enough to fill a GPU
-    vote_kernel<<<static_cast<unsigned>(blocks), kBlock, 0,
-                  static_cast<cudaStream_t>(exec.stream)>>>(n, n_words, keep, words);
-    check_launch("select_where vote kernel launch");
-    return voted_indices(exec, words, n_words, out, tmp);
+    return voted_indices(exec, launch_votes(exec, n, keep, votes), (n + 31) / 32, out, tmp);
 #else
     (void)votes;
     (void)tmp;
@@ -110,6 +119,23 @@ int64_t select_where(const Exec& exec, int64_t n, Keep keep, IndexList out, Scra
   for (int64_t i = 0; i < n; ++i)
     if (keep(i)) out.set(c++, i);
   return c;
+}
+
+// select_where without waiting for the answer (device only): how many indices there are is
+// written to *count_dev, device memory, by the queued work. Work queued after it may read it
+// there, and the host after the next synchronisation.
+template <class Keep>
+void select_where_async(const Exec& exec, int64_t n, Keep keep, IndexList out, ScratchBuffer& votes,
+                        ScratchBuffer& tmp, int64_t* count_dev) {
+#if defined(__CUDACC__)
+  if (exec.on_device) {
+    voted_indices_async(exec, launch_votes(exec, n, keep, votes), (n + 31) / 32, out, tmp,
+                        count_dev);
+    return;
+  }
+#endif
+  (void)n, (void)keep, (void)out, (void)votes, (void)tmp, (void)count_dev;
+  fail(PVEC_ERROR_INTERNAL, "select_where_async on the host");
 }
 
 }  // namespace pvec::detail

@@ -826,15 +826,25 @@ struct GhostCandidates {
   }
 };
 
-// ghost_get's count pass: count[j] = the candidates of particle near[j], word[j] its record
-// as a cell word.
+// ghost_get's count pass, j in [0, room]: count[j] = the candidates of particle near[j] and
+// word[j] its record as a cell word, for the near particles within room; count[j] = 0 for the
+// other j (the scan's last item, and rows beyond the near particles). How many near particles
+// there are is read from *n_near (device memory: the count pass may run before the host
+// knows it), or is room when n_near is null.
 template <class T, int DIM>
 struct CountNear {
   GhostCandidates<T, DIM> f;
   IndexList near;
   int64_t* count;
   uint32_t* word;
+  int64_t room;
+  const int64_t* n_near;
   PVEC_HD void operator()(int64_t j) const {
+    const int64_t nb = n_near != nullptr ? *n_near : room;
+    if (j >= (nb < room ? nb : room)) {
+      count[j] = 0;
+      return;
+    }
     const int64_t i = near[j];
     typename GhostCandidates<T, DIM>::Input in;
     f.load(i, in);

@@ -85,6 +85,10 @@ class DistVector {
   std::unique_ptr<Communicator> comm_;
   std::unique_ptr<ParticleSet> ps_;
   std::unique_ptr<GhostPlan> plan_;
+  // How many particles were near a boundary in the last plan built on the device (-1: none
+  // yet): the next plan's count pass makes room for about as many before it knows (see
+  // ghost_get).
+  int64_t near_hint_ = -1;
   Workspace ws_;
   OpStats stats_;
 };

@@ -433,17 +433,37 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
           // The particles near a subdomain boundary.
           const IndexList near{side[Workspace::kIndexB].ensure(std::max<int64_t>(n, 1) * ie),
                                narrow};
-          int64_t nb = 0;
+          // On the device, after a first plan, the host does not wait for the number of near
+          // particles: the count pass makes room for a few more than last time and reads the
+          // number on the device, and the synchronisation after the scan of the counts brings
+          // both numbers back. Only more near particles than room repeat the count and scan.
+          // The counts: [count per near particle | 0 (the total after the scan) | near count].
+          const bool speculate = gpu && near_hint_ >= 0;
+          int64_t nb = 0, room = 0;
+          int64_t* count = nullptr;
+          const int64_t* nb_dev = nullptr;
+          uint32_t* words = nullptr;
+          auto make_room = [&](int64_t r) {
+            room = r;
+            count = side[Workspace::kIndexA].ensure_as<int64_t>(room + 2);
+            // The count pass's records as cell words, for the fill pass (kKeysAlt is free
+            // until the sort after the fill).
+            words = side[Workspace::kKeysAlt].ensure_as<uint32_t>(std::max<int64_t>(room, 1));
+          };
           with_dim(grid_.dim, [&](auto D) {
             GhostNear<T, D.value> f{inner_band<T, D.value>(grid_, me, ghost_width_), pos,
                                     ps.capacity()};
-            // (the votes in kIndexA, which the counts take over after)
-            nb = select_where(ex, n, f, near, side[Workspace::kIndexA], side[Workspace::kTemp]);
+            // (the votes in kValsAlt, free until the sort after the fill)
+            if (speculate) {
+              make_room(std::min(n, near_hint_ + near_hint_ / 16 + 1024));
+              nb_dev = count + room + 1;
+              select_where_async(ex, n, f, near, side[Workspace::kValsAlt], side[Workspace::kTemp],
+                                 count + room + 1);
+            } else {
+              nb = select_where(ex, n, f, near, side[Workspace::kValsAlt], side[Workspace::kTemp]);
+              make_room(nb);
+            }
           });
-          int64_t* count = side[Workspace::kIndexA].ensure_as<int64_t>(nb + 1);
-          // The count pass's records as cell words, for the fill pass (kKeysAlt is free until
-          // the sort after the fill).
-          uint32_t* words = side[Workspace::kKeysAlt].ensure_as<uint32_t>(std::max<int64_t>(nb, 1));
           int own[PVEC_MAX_DIM] = {0, 0, 0, 0};
           grid_.cells_of_rank(me, own);
           // Count pass, then fill pass (into the output arrays), the dimension a template
@@ -466,11 +486,19 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
               if (fill)
                 for_each(ex, nb, FillNear<T, DIM>{f, near, count, words});
               else
-                for_each(ex, nb, CountNear<T, DIM>{f, near, count, words});
+                for_each(ex, room + 1, CountNear<T, DIM>{f, near, count, words, room, nb_dev});
             });
           };
           candidates(false, nullptr, IndexList{}, nullptr);
-          total = exclusive_scan(ex, count, count, nb, side[Workspace::kTemp]);
+          total =
+              exclusive_scan(ex, count, room, side[Workspace::kTemp], speculate ? &nb : nullptr);
+          if (nb > room) {  // more near particles than room: again, with room for all
+            make_room(nb);
+            nb_dev = nullptr;
+            candidates(false, nullptr, IndexList{}, nullptr);
+            total = exclusive_scan(ex, count, room, side[Workspace::kTemp]);
+          }
+          if (gpu) near_hint_ = nb;
           const int64_t slots = std::max<int64_t>(total, 1);
           const IndexList src_plan{plan->src.ensure(slots * ie), narrow};
           int32_t* shift_plan = plan->shift.ensure_as<int32_t>(slots);

@@ -120,6 +120,42 @@ TEST_CASE("ghost_get matches the brute-force reference in 3D", "[dist][ghost]") 
   run(setup(3, PVEC_FLOAT32, {1, 1, 1}, 0.3, 80, 303));
 }
 
+// On the device a plan's count pass makes room for about as many particles near a boundary
+// as the previous plan had, before it knows how many there are, and repeats itself when there
+// are more: every particle first deep inside its subdomain (none near), then a thousand and
+// more near a face (more than the room), then the same again (room enough).
+TEST_CASE("ghost_get when many more particles come near a boundary than the time before",
+          "[dist][ghost]") {
+  Setup s = setup(3, PVEC_FLOAT64, {1, 1, 1}, 0.02, 2500, 401);
+  Props p;
+  pvec_vector_t v = make_mapped(s, &p);
+  const Decomp dc = decomposition(v);
+  const int64_t n = n_local(v);
+  // Particle i at the centre of this rank's subdomain, nudged by i, and for i < near along x
+  // at a distance below the ghost width from the subdomain's low face.
+  auto place = [&](int64_t near) {
+    const Column pos = column(v, PVEC_POS);
+    for (int64_t i = 0; i < n; ++i)
+      for (int d = 0; d < 3; ++d) {
+        const double lo = dc.sub_lo[rank() * 3 + d], hi = dc.sub_hi[rank() * 3 + d];
+        double x = 0.5 * (lo + hi) + 0.1 * (hi - lo) * (static_cast<double>(i % 97) / 97 - 0.5);
+        if (d == 0 && i < near) x = lo + 0.5 * s.width * static_cast<double>(i % 89 + 1) / 90;
+        set_pos(pos, i, d, x);
+      }
+  };
+  for (Path path : {Path::device, Path::host}) {
+    CAPTURE(name_of(path));
+    place(0);
+    check_ghost_get(v, p, s, path, nullptr, s.seed, "no particle near a boundary");
+    CHECK(n_ghost(v) == 0);
+    place(std::min<int64_t>(n, 2200));
+    check_ghost_get(v, p, s, path, nullptr, s.seed, "2200 particles near a boundary");
+    CHECK(n_ghost(v) >= std::min<int64_t>(n, 2200));
+    check_ghost_get(v, p, s, path, nullptr, s.seed, "the same again");
+  }
+  DIST_OK(pvec_vector_destroy(v));
+}
+
 // The ghost test uses the coordinate a ghost is stored with (x + (T)(s L), rounded to the
 // position type), so a float32 image that rounds into the ghost region is a ghost and one
 // that rounds out of it is not. Domain [-1, 1] periodic, one particle on rank 0.
