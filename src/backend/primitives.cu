@@ -189,7 +189,7 @@ int64_t exclusive_scan(const Exec& exec, int64_t* data, int64_t n, ScratchBuffer
   if (n < 0) fail(PVEC_ERROR_INTERNAL, "exclusive_scan of ", n, " items");
 #if defined(__CUDACC__)
   if (exec.on_device) {
-    // In place over n + 1 items: the last (0) receives the total, which one copy to the host
+    // In place over n + 1 items: the last receives the total, which one copy to the host
     // brings back, with the extra word beside it.
     cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
     size_t bytes = 0;

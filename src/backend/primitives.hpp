@@ -29,8 +29,9 @@ void voted_indices_async(const Exec& exec, const uint32_t* words, int64_t n_word
                          ScratchBuffer& tmp, int64_t* count_dev);
 
 // data[0..n) becomes its exclusive prefix sum (data[i] = sum of the old data[0..i)) and data[n]
-// the total, which is returned: data has n + 1 elements, and data[n] must be 0. With extra,
-// *extra = data[n + 1] as well, fetched in the same copy (then data has n + 2 elements).
+// the total, which is returned: data has n + 1 elements (what data[n] held does not matter).
+// With extra, *extra = data[n + 1] as well, fetched in the same copy (then data has n + 2
+// elements).
 int64_t exclusive_scan(const Exec& exec, int64_t* data, int64_t n, ScratchBuffer& tmp,
                        int64_t* extra = nullptr);
 

@@ -437,7 +437,8 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
           // particles: the count pass makes room for a few more than last time and reads the
           // number on the device, and the synchronisation after the scan of the counts brings
           // both numbers back. Only more near particles than room repeat the count and scan.
-          // The counts: [count per near particle | 0 (the total after the scan) | near count].
+          // The counts: [count per near particle (0 beyond them) | the total after the scan |
+          // near count].
           const bool speculate = gpu && near_hint_ >= 0;
           int64_t nb = 0, room = 0;
           int64_t* count = nullptr;
