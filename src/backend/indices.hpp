@@ -31,4 +31,10 @@ struct IndexList {
   }
 };
 
+// Whether ghost_get stores its lists of indices below `bound` narrow: IndexList::fits_narrow,
+// unless a white-box test called force_wide_indices(true) to run, at small sizes, the path of
+// ranks with more than 2^31 particles. Not thread-safe against running calls; tests only.
+bool narrow_indices(int64_t bound);
+void force_wide_indices(bool wide);
+
 }  // namespace pvec::detail

@@ -217,43 +217,46 @@ int64_t exclusive_scan(const Exec& exec, int64_t* data, int64_t n, ScratchBuffer
   return sum;
 }
 
-void sort_pairs(const Exec& exec, int32_t* keys, int64_t* vals, int64_t n, int32_t max_key,
-                ScratchBuffer& tmp, ScratchBuffer& keys_alt, ScratchBuffer& vals_alt) {
-  if (n <= 1) return;
+void sort_pairs_to(const Exec& exec, const int32_t* keys_in, int32_t* keys_out,
+                   const int64_t* vals_in, int64_t* vals_out, int64_t n, int32_t max_key,
+                   ScratchBuffer& tmp) {
+  if (n <= 0) return;
 #if defined(__CUDACC__)
   if (exec.on_device) {
     cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
     int bits = 1;
     while (bits < 31 && (int64_t{1} << bits) <= max_key) ++bits;
-    int32_t* k2 = keys_alt.ensure_as<int32_t>(n);
-    int64_t* v2 = vals_alt.ensure_as<int64_t>(n);
     size_t bytes = 0;
-    check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, k2, vals, v2, as_cub_count(n),
-                                               0, bits, s),
+    check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, vals_in, vals_out,
+                                               as_cub_count(n), 0, bits, s),
                "cub::DeviceRadixSort::SortPairs");
     void* t = tmp.ensure(bytes);
-    check_cuda(
-        cub::DeviceRadixSort::SortPairs(t, bytes, keys, k2, vals, v2, as_cub_count(n), 0, bits, s),
-        "cub::DeviceRadixSort::SortPairs");
-    copy_bytes(keys, k2, sizeof(int32_t) * n, true, exec.stream);
-    copy_bytes(vals, v2, sizeof(int64_t) * n, true, exec.stream);
+    check_cuda(cub::DeviceRadixSort::SortPairs(t, bytes, keys_in, keys_out, vals_in, vals_out,
+                                               as_cub_count(n), 0, bits, s),
+               "cub::DeviceRadixSort::SortPairs");
     return;
   }
 #endif
   (void)tmp;
   // Counting sort: keys are small (ranks), and it is stable.
   std::vector<int64_t> start(static_cast<size_t>(max_key) + 2, 0);
-  for (int64_t i = 0; i < n; ++i) ++start[keys[i] + 1];
+  for (int64_t i = 0; i < n; ++i) ++start[keys_in[i] + 1];
   for (size_t b = 1; b < start.size(); ++b) start[b] += start[b - 1];
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t p = start[keys_in[i]]++;
+    keys_out[p] = keys_in[i];
+    vals_out[p] = vals_in[i];
+  }
+}
+
+void sort_pairs(const Exec& exec, int32_t* keys, int64_t* vals, int64_t n, int32_t max_key,
+                ScratchBuffer& tmp, ScratchBuffer& keys_alt, ScratchBuffer& vals_alt) {
+  if (n <= 1) return;
   int32_t* k2 = keys_alt.ensure_as<int32_t>(n);
   int64_t* v2 = vals_alt.ensure_as<int64_t>(n);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t p = start[keys[i]]++;
-    k2[p] = keys[i];
-    v2[p] = vals[i];
-  }
-  std::copy(k2, k2 + n, keys);
-  std::copy(v2, v2 + n, vals);
+  sort_pairs_to(exec, keys, k2, vals, v2, n, max_key, tmp);
+  copy_bytes(keys, k2, sizeof(int32_t) * n, exec.on_device, exec.stream);
+  copy_bytes(vals, v2, sizeof(int64_t) * n, exec.on_device, exec.stream);
 }
 
 void bucket_bounds(const Exec& exec, const int32_t* sorted_keys, int64_t n, int32_t buckets,

@@ -35,7 +35,14 @@ void voted_indices_async(const Exec& exec, const uint32_t* words, int64_t n_word
 int64_t exclusive_scan(const Exec& exec, int64_t* data, int64_t n, ScratchBuffer& tmp,
                        int64_t* extra = nullptr);
 
-// Stable sort of (keys, vals) by keys in [0, max_key]; results back in keys/vals.
+// Stable sort of (keys_in, vals_in) by keys in [0, max_key] into (keys_out, vals_out): n
+// items each, the outputs apart from the inputs. The values are 8 bytes of any meaning (an
+// index, or several fields packed); only the keys are compared.
+void sort_pairs_to(const Exec& exec, const int32_t* keys_in, int32_t* keys_out,
+                   const int64_t* vals_in, int64_t* vals_out, int64_t n, int32_t max_key,
+                   ScratchBuffer& tmp);
+
+// sort_pairs_to with the results back in keys/vals (the alternate buffers receive them first).
 void sort_pairs(const Exec& exec, int32_t* keys, int64_t* vals, int64_t n, int32_t max_key,
                 ScratchBuffer& tmp, ScratchBuffer& keys_alt, ScratchBuffer& vals_alt);
 

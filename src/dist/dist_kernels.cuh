@@ -293,6 +293,19 @@ struct Iota {
   PVEC_HD void operator()(int64_t j) const { v[j] = j; }
 };
 
+// The entries GhostCandidates packed (pack_entry), sorted, split into the plan's source list
+// (narrow) and shift array.
+struct UnpackEntries {
+  const int64_t* packed;
+  IndexList src;
+  int32_t* shift;
+  PVEC_HD void operator()(int64_t j) const {
+    const uint64_t w = static_cast<uint64_t>(packed[j]);
+    src.set(j, static_cast<int64_t>(w & 0xffffffffu));
+    shift[j] = static_cast<int32_t>(static_cast<uint32_t>(w >> 32));
+  }
+};
+
 // Where one entry's values sit: in its peer's message block as particle `local` of k, or, for
 // this rank's own periodic images (`direct`), in the entry's ghost row of the column itself.
 struct Slot {
@@ -524,7 +537,8 @@ struct GhostCandidates {
   Band<T, DIM> inner;  // particles inside are ghosts nowhere
   int32_t* peer;       // emit's entries: destination rank (null: not written, one rank),
   IndexList src;       // source particle,
-  int32_t* shift;      // packed periodic shift
+  int32_t* shift;      // packed periodic shift;
+  int64_t* packed;     // or, when not null, source and shift in one word (pack_entry)
   bool use_cells;      // the fast path applies (cells was built)
   NearCells<T, DIM> cells;
 
@@ -570,9 +584,19 @@ struct GhostCandidates {
       }
   }
 
+  // Source particle i (below 2^32) and packed periodic shift code in one 8-byte word: the
+  // value ghost_get sorts by destination rank, so that the sort moves both fields at once.
+  PVEC_HD static int64_t pack_entry(int64_t i, uint32_t code) {
+    return static_cast<int64_t>((static_cast<uint64_t>(code) << 32) | static_cast<uint32_t>(i));
+  }
+
   // Entry at: destination rank r, source particle i, packed periodic shift code.
   PVEC_HD void put(int64_t at, int r, int64_t i, uint32_t code) const {
     if (peer != nullptr) peer[at] = r;
+    if (packed != nullptr) {
+      packed[at] = pack_entry(i, code);
+      return;
+    }
     src.set(at, i);
     shift[at] = static_cast<int32_t>(code);
   }

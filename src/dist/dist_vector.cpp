@@ -1,6 +1,7 @@
 #include "dist/dist_vector.hpp"
 
 #include "backend/device.hpp"
+#include "backend/indices.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
 #include "dist/ghost_plan.hpp"
@@ -10,6 +11,14 @@
 #include <set>
 
 namespace pvec::detail {
+
+namespace {
+bool g_force_wide = false;
+}  // namespace
+
+bool narrow_indices(int64_t bound) { return !g_force_wide && IndexList::fits_narrow(bound); }
+void force_wide_indices(bool wide) { g_force_wide = wide; }
+
 namespace {
 
 void validate(const pvec_vector_desc& d) {

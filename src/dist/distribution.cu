@@ -419,7 +419,7 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
     plan->valid = true;
     plan->n_local = n;
     // Particle indices in 4 bytes where they fit (the near list, the plan's sources).
-    const bool narrow = IndexList::fits_narrow(n);
+    const bool narrow = narrow_indices(n);
     const int64_t ie = IndexList::elem_size(narrow);
     plan->narrow_src = narrow;
     // Select the particles near a subdomain boundary, count their candidates, place them,
@@ -469,7 +469,8 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
           grid_.cells_of_rank(me, own);
           // Count pass, then fill pass (into the output arrays), the dimension a template
           // parameter.
-          auto candidates = [&](bool fill, int32_t* pe, IndexList sr, int32_t* sh) {
+          auto candidates = [&](bool fill, int32_t* pe, IndexList sr, int32_t* sh,
+                                int64_t* packed) {
             with_dim(grid_.dim, [&](auto D) {
               constexpr int DIM = D.value;
               GhostCandidates<T, DIM> f{};
@@ -483,6 +484,7 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
               f.peer = pe;
               f.src = sr;
               f.shift = sh;
+              f.packed = packed;
               f.use_cells = near_cells<T, DIM>(grid_, me, ghost_width_, f.cells);
               if (fill)
                 for_each(ex, nb, FillNear<T, DIM>{f, near, count, words});
@@ -490,13 +492,13 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
                 for_each(ex, room + 1, CountNear<T, DIM>{f, near, count, words, room, nb_dev});
             });
           };
-          candidates(false, nullptr, IndexList{}, nullptr);
+          candidates(false, nullptr, IndexList{}, nullptr, nullptr);
           total =
               exclusive_scan(ex, count, room, side[Workspace::kTemp], speculate ? &nb : nullptr);
           if (nb > room) {  // more near particles than room: again, with room for all
             make_room(nb);
             nb_dev = nullptr;
-            candidates(false, nullptr, IndexList{}, nullptr);
+            candidates(false, nullptr, IndexList{}, nullptr, nullptr);
             total = exclusive_scan(ex, count, room, side[Workspace::kTemp]);
           }
           if (gpu) near_hint_ = nb;
@@ -507,25 +509,35 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
           if (P == 1) {
             // One destination: the entries are in plan order as the fill pass writes them,
             // and need no peer array (plan_index).
-            candidates(true, nullptr, src_plan, shift_plan);
+            candidates(true, nullptr, src_plan, shift_plan, nullptr);
             bounds = {0, total};
           } else {
-            int32_t* peer_plan = plan->peer.ensure_as<int32_t>(slots);
-            // The fill pass writes into scratch (not kIndexB: it reads the near list from
+            // The fill pass writes the entries' peers and payloads into scratch (not kIndexB,
+            // kIndexA or kKeysAlt: it reads the near list, the offsets and the cell words from
             // there; kSend and kRecv are free until the messages are made after the plan),
-            // entry ids are sorted by peer (stable; the counts in kIndexA are read by then),
-            // and src and shift gathered into plan order.
+            // and a stable sort by peer writes them in plan order. With narrow indices the
+            // payload is source and shift packed in one word (pack_entry), split after the
+            // sort; otherwise it is the entry's number, and source and shift are gathered by
+            // it.
+            int32_t* peer_plan = plan->peer.ensure_as<int32_t>(slots);
             int32_t* peer = side[Workspace::kLabels].ensure_as<int32_t>(slots);
-            const IndexList src{side[Workspace::kSend].ensure(slots * ie), narrow};
-            int32_t* shift = side[Workspace::kRecv].ensure_as<int32_t>(slots);
-            candidates(true, peer, src, shift);
-            int64_t* ids = side[Workspace::kIndexA].ensure_as<int64_t>(slots);
-            for_each(ex, total, Iota{ids});
-            sort_pairs(ex, peer, ids, total, P - 1, side[Workspace::kTemp],
-                       side[Workspace::kKeysAlt], side[Workspace::kValsAlt]);
-            gather_rows(ex, shift_plan, 0, shift, 0, ids, total, 1, sizeof(int32_t));
-            gather_rows(ex, src_plan.data, 0, src.data, 0, ids, total, 1, ie);
-            copy_bytes(peer_plan, peer, total * sizeof(int32_t), gpu, ps.stream());
+            int64_t* sorted = side[Workspace::kValsAlt].ensure_as<int64_t>(slots);
+            if (narrow) {
+              int64_t* packed = side[Workspace::kSend].ensure_as<int64_t>(slots);
+              candidates(true, peer, IndexList{}, nullptr, packed);
+              sort_pairs_to(ex, peer, peer_plan, packed, sorted, total, P - 1,
+                            side[Workspace::kTemp]);
+              for_each(ex, total, UnpackEntries{sorted, src_plan, shift_plan});
+            } else {
+              const IndexList src{side[Workspace::kSend].ensure(slots * ie), narrow};
+              int32_t* shift = side[Workspace::kRecv].ensure_as<int32_t>(slots);
+              candidates(true, peer, src, shift, nullptr);
+              int64_t* ids = side[Workspace::kIndexA].ensure_as<int64_t>(slots);
+              for_each(ex, total, Iota{ids});
+              sort_pairs_to(ex, peer, peer_plan, ids, sorted, total, P - 1, side[Workspace::kTemp]);
+              gather_rows(ex, shift_plan, 0, shift, 0, sorted, total, 1, sizeof(int32_t));
+              gather_rows(ex, src_plan.data, 0, src.data, 0, sorted, total, 1, ie);
+            }
             bucket_bounds(ex, peer_plan, total, P, bounds.data(), side[Workspace::kTemp]);
           }
           plan->send_counts.resize(P);
