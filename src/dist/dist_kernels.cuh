@@ -175,6 +175,15 @@ struct WrapPositions {
 // a message with more components, or with both element sizes, is copied in several launches.
 constexpr int kRowComps = 32;
 constexpr int kRowBatch = 8;  // loads issued before their stores
+
+// A message block holds k particles component by component: the component with `prefix` bytes
+// per message particle before it starts at block + k * prefix, and particle `local` of the k
+// sits `local` elements after that.
+template <class C>
+PVEC_HD C* message_at(C* block, int64_t k, int64_t prefix, int64_t local, int64_t elem) {
+  return block + k * prefix + local * elem;
+}
+
 struct RowTable {
   int n = 0;
   bool wide = false;  // 8-byte elements (else 4)
@@ -184,6 +193,11 @@ struct RowTable {
   int8_t shift[kRowComps];  // positions: its dimension, whose periodic shift it takes; else -1
   PVEC_HD int64_t elem() const { return wide ? 8 : 4; }
   PVEC_HD char* at(int f, int64_t s) const { return row[f] + s * elem(); }
+  // Component f of particle `local` of the k in a message block.
+  template <class C>
+  PVEC_HD C* in_block(int f, C* block, int64_t k, int64_t local) const {
+    return message_at(block, k, msg[f], local, elem());
+  }
 };
 
 // Copies every component of one particle: the W at from(f) to to(f), in batches of kRowBatch
@@ -269,8 +283,8 @@ struct UnpackRows {
     const int64_t r = a < n_holes ? holes[a] : n + (a - n_holes);
     const char* block = buf + block_off[lo];
     copy_row<float>(
-        t, [&](int f) { return block + k * t.msg[f] + local * t.elem(); },
-        [&](int f) { return t.at(f, r); }, 0u);
+        t, [&](int f) { return t.in_block(f, block, k, local); }, [&](int f) { return t.at(f, r); },
+        0u);
   }
 };
 
@@ -319,7 +333,7 @@ struct Slot {
   // elements.
   PVEC_HD char* at(char* col, int64_t cap, int64_t prefix, int64_t elem, int64_t& stride) const {
     stride = direct ? cap : k;
-    return direct ? col + row * elem : block + k * prefix + local * elem;
+    return direct ? col + row * elem : message_at(block, k, prefix, local, elem);
   }
 };
 
@@ -360,8 +374,7 @@ struct PackRows {
           t, from, [&](int f) { return t.at(f, slot.row); }, code);
     else
       copy_row<P>(
-          t, from, [&](int f) { return slot.block + slot.k * t.msg[f] + slot.local * t.elem(); },
-          code);
+          t, from, [&](int f) { return t.in_block(f, slot.block, slot.k, slot.local); }, code);
   }
 };
 
