@@ -126,7 +126,7 @@ fi
 if want growth; then
   L="$RES/growth.log"; : > "$L"
   # Default top size: 1e8 particles (6.4 GB per mirror; fits 128 GB host / 141 GB device).
-  step growth "$L" 75 "$B/bench_growth" $(pick --quick "--max 1e8")
+  step growth "$L" 90 "$B/bench_growth" $(pick --quick "--max 1e8")
 fi
 if want map; then
   L="$RES/map_ghost.log"; : > "$L"
