@@ -534,12 +534,29 @@ typedef struct pvec_memory_stats {
 /** Read the memory accounting. Errors: INVALID_ARGUMENT. */
 PVEC_API pvec_status pvec_memory_stats_get(pvec_memory_stats* out);
 
+/** How the messages of a distribution call travelled (pvec_op_stats.transport). */
+typedef enum pvec_transport {
+  /** No messages: one rank (or no call yet). */
+  PVEC_TRANSPORT_NONE = 0,
+  /** MPI on the buffers of the mirror the call ran on: host buffers, or device buffers handed
+   *  to a CUDA-aware MPI. */
+  PVEC_TRANSPORT_MPI = 1,
+  /** Device buffers copied to pinned host memory, sent by MPI, copied back. */
+  PVEC_TRANSPORT_MPI_STAGED = 2,
+  /** Device to device through CUDA inter-process memory: every rank on one node with the
+   *  CUDA backend (each rank maps the others' receive buffers; MPI carries only sizes and
+   *  synchronisation). Used for device calls wherever it works; PVEC_IPC=0 in the
+   *  environment turns it off. */
+  PVEC_TRANSPORT_CUDA_IPC = 3
+} pvec_transport;
+
 /** Figures of the last pvec_map, pvec_ghost_get or pvec_ghost_put on a vector, so that the
  *  on-processor work and the communication can be measured apart. */
 typedef struct pvec_op_stats {
   size_t struct_size;         /**< set by the caller: sizeof(pvec_op_stats) */
   double compute_seconds;     /**< labelling, packing, unpacking, compaction (wall time) */
-  double exchange_seconds;    /**< MPI messages and host staging of device data */
+  double exchange_seconds;    /**< messages between ranks: MPI, host staging of device data,
+                                   or CUDA IPC copies and their MPI bookkeeping */
   int64_t bytes_sent;         /**< message bytes this rank sent to other ranks */
   int64_t bytes_received;     /**< message bytes this rank received from other ranks */
   int64_t particles_sent;     /**< particles (or ghost entries) sent, own images included */
@@ -549,11 +566,16 @@ typedef struct pvec_op_stats {
    *  reduces them straight from there; they are in no message, so bytes_sent and
    *  bytes_received leave them out. Zero for map. (The field came after the first layout.) */
   int64_t particles_self;
+  /** The pvec_transport the call's messages took (the same on every rank). (The field came
+   *  after the second layout.) */
+  int64_t transport;
 } pvec_op_stats;
 
 /** Size of the first layout of pvec_op_stats (without particles_self): the smallest
  *  struct_size that pvec_last_op_stats accepts. */
 #define PVEC_OP_STATS_SIZE_V1 (sizeof(size_t) + 2 * sizeof(double) + 4 * sizeof(int64_t))
+/** Size of the second layout (with particles_self, without transport). */
+#define PVEC_OP_STATS_SIZE_V2 (PVEC_OP_STATS_SIZE_V1 + sizeof(int64_t))
 
 /** Read the figures of the last distribution call on vec (zeros before the first). Fields
  *  beyond out->struct_size are not written, so a caller built against an older pvec.h gets

@@ -97,6 +97,12 @@ module pvec
   integer(c_int), parameter, public :: PVEC_REDUCE_MAX = 2
   integer(c_int), parameter, public :: PVEC_REDUCE_REPLACE = 3
 
+  ! ---- pvec_transport (pvec_op_stats%transport) --------------------------------------------
+  integer(c_int), parameter, public :: PVEC_TRANSPORT_NONE = 0
+  integer(c_int), parameter, public :: PVEC_TRANSPORT_MPI = 1
+  integer(c_int), parameter, public :: PVEC_TRANSPORT_MPI_STAGED = 2
+  integer(c_int), parameter, public :: PVEC_TRANSPORT_CUDA_IPC = 3
+
   ! ---- Handles -----------------------------------------------------------------------------------
   !> A vector (pvec_vector_t). A default-initialised one is the NULL handle.
   type, public :: pvec_vector
@@ -170,6 +176,7 @@ module pvec
     integer(c_int64_t) :: particles_sent = 0
     integer(c_int64_t) :: particles_received = 0
     integer(c_int64_t) :: particles_self = 0
+    integer(c_int64_t) :: transport = 0  !< a PVEC_TRANSPORT_* value
   end type pvec_op_stats
 
   ! ---- The C ABI, one interface per function of pvec.h -------------------------------------------

@@ -102,6 +102,33 @@ void copy_bytes(void* dst, const void* src, size_t bytes, bool on_device, void* 
   std::memcpy(dst, src, bytes);
 }
 
+static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(IpcHandle), "IPC handle size");
+
+bool device_ipc_handle(void* base, IpcHandle* out) {
+  cudaIpcMemHandle_t h;
+  if (cudaIpcGetMemHandle(&h, base) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  std::memcpy(out->bytes, &h, sizeof h);
+  return true;
+}
+
+void* device_ipc_open(const IpcHandle& handle) {
+  cudaIpcMemHandle_t h;
+  std::memcpy(&h, handle.bytes, sizeof h);
+  void* p = nullptr;
+  if (cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  return p;
+}
+
+void device_ipc_close(void* mapped) noexcept {
+  if (mapped != nullptr && cudaIpcCloseMemHandle(mapped) != cudaSuccess) cudaGetLastError();
+}
+
 void stream_synchronize(void* stream) {
   check(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize");
 }
@@ -133,6 +160,9 @@ void zero_2d(void* dst, size_t pitch, size_t width, size_t height, bool, void*) 
 void copy_bytes(void* dst, const void* src, size_t bytes, bool, void*) {
   if (bytes) std::memcpy(dst, src, bytes);
 }
+bool device_ipc_handle(void*, IpcHandle*) { return false; }
+void* device_ipc_open(const IpcHandle&) { return nullptr; }
+void device_ipc_close(void*) noexcept {}
 void stream_synchronize(void*) {}
 void check_launch(const char*) {}
 

@@ -34,6 +34,19 @@ void zero_2d(void* dst, size_t pitch, size_t width, size_t height, bool on_devic
 // 1D copy; on_device as above.
 void copy_bytes(void* dst, const void* src, size_t bytes, bool on_device, void* stream);
 
+// CUDA inter-process memory: a handle names a device allocation (its base, from
+// device_alloc) so that another process on the same node can map it. device_ipc_handle fills
+// out and returns true, or false (no CUDA, or the driver refused); device_ipc_open maps a
+// handle from another process (nullptr on failure: no peer access between the devices, IPC
+// unsupported); device_ipc_close unmaps. The exporting process must not free an allocation
+// while another process has it mapped.
+struct IpcHandle {
+  unsigned char bytes[64];
+};
+bool device_ipc_handle(void* base, IpcHandle* out);
+void* device_ipc_open(const IpcHandle& handle);
+void device_ipc_close(void* mapped) noexcept;
+
 void stream_synchronize(void* stream);
 // Throws Error(PVEC_ERROR_CUDA) if the last kernel launch failed.
 void check_launch(const char* what);

@@ -579,6 +579,8 @@ extern "C" pvec_status pvec_last_op_stats(pvec_vector_t vec, pvec_op_stats* out)
     if (out == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, "out is NULL");
     static_assert(PVEC_OP_STATS_SIZE_V1 == offsetof(pvec_op_stats, particles_self),
                   "PVEC_OP_STATS_SIZE_V1 is the first layout");
+    static_assert(PVEC_OP_STATS_SIZE_V2 == offsetof(pvec_op_stats, transport),
+                  "PVEC_OP_STATS_SIZE_V2 is the second layout");
     if (out->struct_size < PVEC_OP_STATS_SIZE_V1)
       fail(PVEC_ERROR_INVALID_ARGUMENT, "out->struct_size is ", out->struct_size,
            "; set it to sizeof(pvec_op_stats)");
@@ -589,6 +591,7 @@ extern "C" pvec_status pvec_last_op_stats(pvec_vector_t vec, pvec_op_stats* out)
     out->bytes_received = s.bytes_received;
     out->particles_sent = s.particles_sent;
     out->particles_received = s.particles_received;
-    if (out->struct_size >= sizeof(pvec_op_stats)) out->particles_self = s.particles_self;
+    if (out->struct_size >= PVEC_OP_STATS_SIZE_V2) out->particles_self = s.particles_self;
+    if (out->struct_size >= sizeof(pvec_op_stats)) out->transport = s.transport;
   });
 }

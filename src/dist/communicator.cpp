@@ -39,6 +39,21 @@ Communicator::Communicator(bool has_comm, int64_t comm_f) : impl_(new Impl) {
   MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(impl_->comm, &rank_);
   MPI_Comm_size(impl_->comm, &size_);
+  MPI_Comm node = MPI_COMM_NULL;
+  int node_size = 0;
+  if (MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+          MPI_SUCCESS &&
+      node != MPI_COMM_NULL) {
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+  }
+  single_node_ = node_size == size_;
+}
+
+void Communicator::allgather_bytes(const void* mine, size_t bytes, void* all) const {
+  check_mpi(MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes),
+                          MPI_BYTE, impl_->comm),
+            "MPI_Allgather");
 }
 
 Communicator::~Communicator() {
@@ -113,6 +128,9 @@ Communicator::~Communicator() = default;
 int64_t Communicator::allreduce_sum(int64_t v) const { return v; }
 int64_t Communicator::allreduce_max(int64_t v) const { return v; }
 int64_t Communicator::exclusive_scan_sum(int64_t) const { return 0; }
+void Communicator::allgather_bytes(const void* mine, size_t bytes, void* all) const {
+  if (bytes > 0) std::memcpy(all, mine, bytes);
+}
 void Communicator::exchange_counts(const std::vector<int64_t>& send_counts,
                                    std::vector<int64_t>& recv_counts) const {
   recv_counts = send_counts;

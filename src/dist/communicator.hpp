@@ -2,7 +2,10 @@
 // collective patterns the distribution layer needs. Without MPI it is a single rank.
 #pragma once
 
+#include "core/error.hpp"
+
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <vector>
 
@@ -26,6 +29,25 @@ class Communicator {
   // Every rank learns whether any rank failed; used so that an error on one rank becomes an
   // error on all ranks instead of a hang.
   bool any(bool flag) const { return allreduce_max(flag ? 1 : 0) != 0; }
+  // Runs f, then every rank learns whether any rank failed: the failing rank rethrows its
+  // error, the others fail with PVEC_ERROR_MPI, so no rank is left waiting in a collective.
+  template <class F>
+  void agree(const char* what, F&& f) const {
+    std::exception_ptr error;
+    try {
+      f();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    if (any(error != nullptr)) {
+      if (error) std::rethrow_exception(error);
+      fail(PVEC_ERROR_MPI, what, " failed on another rank; nothing was changed");
+    }
+  }
+  // Every rank's `bytes` bytes at mine, in rank order, into all (size() * bytes).
+  void allgather_bytes(const void* mine, size_t bytes, void* all) const;
+  // Whether every rank runs on this rank's node (shared memory; true without MPI).
+  bool single_node() const { return single_node_; }
 
   // Personalised all-to-all of bytes. send_counts[r] bytes for rank r start at
   // send + send_displs[r]. Counts are exchanged first; recv_counts/recv_displs receive the
@@ -58,6 +80,7 @@ class Communicator {
   std::unique_ptr<Impl> impl_;
   int rank_ = 0;
   int size_ = 1;
+  bool single_node_ = true;
 };
 
 }  // namespace pvec::detail

@@ -4,6 +4,7 @@
 #include "backend/indices.hpp"
 #include "core/dtype.hpp"
 #include "core/error.hpp"
+#include "dist/environment.hpp"
 #include "dist/ghost_plan.hpp"
 
 #include <cmath>
@@ -108,9 +109,14 @@ DistVector::DistVector(const pvec_vector_desc& d, const Schema& schema) : schema
     if (local_status != PVEC_SUCCESS) throw Error(local_status, local_error);
     fail(PVEC_ERROR_MPI, "vector creation failed on another rank");
   }
+  // Device messages through CUDA IPC where every rank can take part (decided together).
+  const bool ipc = comm_->size() > 1 && cuda && comm_->single_node() && ipc_enabled();
+  if (!comm_->any(!ipc)) ipc_ = std::make_unique<IpcExchange>(*comm_);
 }
 
-DistVector::~DistVector() = default;
+DistVector::~DistVector() {
+  if (ipc_) ipc_->release();  // collective, like the destruction itself
+}
 
 int DistVector::column_of(int prop) const {
   if (prop == PVEC_POS) return 0;

@@ -6,6 +6,7 @@
 #include "core/schema.hpp"
 #include "dist/cartesian_grid.hpp"
 #include "dist/communicator.hpp"
+#include "dist/ipc_exchange.hpp"
 #include "dist/workspace.hpp"
 
 #include <pvec.h>
@@ -57,16 +58,26 @@ class DistVector {
     int64_t bytes_received = 0;
     int64_t particles_sent = 0;
     int64_t particles_received = 0;
-    int64_t particles_self = 0;  // of particles_sent: this rank's own periodic images
+    int64_t particles_self = 0;               // of particles_sent: this rank's own periodic images
+    int64_t transport = PVEC_TRANSPORT_NONE;  // how the messages went (pvec_transport)
   };
   const OpStats& last_stats() const { return stats_; }
 
  private:
-  // Exchange blocks between ranks; buffers are on the side exec runs on, staged through
-  // pinned host memory when MPI cannot take device pointers.
-  void exchange(bool device, const void* send, const std::vector<int64_t>& send_bytes,
-                const std::vector<int64_t>& send_displs, void* recv,
-                const std::vector<int64_t>& recv_bytes, const std::vector<int64_t>& recv_displs);
+  // Collective, before an operation changes anything: whether its exchange goes through CUDA
+  // IPC (then the caller needs no receive buffer: exchange returns where the data landed).
+  // recv_total: the bytes this rank receives. Throws (on every rank) when a landing buffer
+  // cannot grow.
+  bool prepare_exchange(bool device, int64_t recv_total);
+  // Exchange blocks between ranks; buffers are on the side exec runs on. Device buffers go
+  // through CUDA IPC when prepare_exchange said so, else through MPI, staged through pinned
+  // host memory when MPI cannot take device pointers. Returns where the received blocks are,
+  // laid out by recv_displs: recv, or this rank's IPC landing buffer.
+  const char* exchange(bool device, bool ipc, const void* send,
+                       const std::vector<int64_t>& send_bytes,
+                       const std::vector<int64_t>& send_displs, void* recv,
+                       const std::vector<int64_t>& recv_bytes,
+                       const std::vector<int64_t>& recv_displs);
   // Runs f, then every rank learns whether any rank failed: the failing rank rethrows its
   // error, the others fail with PVEC_ERROR_MPI, so no rank is left waiting in a collective.
   template <class F>
@@ -83,6 +94,8 @@ class DistVector {
   double ghost_width_ = 0;
   Schema schema_;
   std::unique_ptr<Communicator> comm_;
+  // Device messages through CUDA IPC (null: MPI only). Declared after comm_, destroyed before.
+  std::unique_ptr<IpcExchange> ipc_;
   std::unique_ptr<ParticleSet> ps_;
   std::unique_ptr<GhostPlan> plan_;
   // How many particles were near a boundary in the last plan built on the device (-1: none

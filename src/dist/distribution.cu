@@ -18,6 +18,7 @@
 #include <cmath>
 #include <exception>
 #include <type_traits>
+#include <utility>
 
 namespace pvec::detail {
 namespace {
@@ -168,22 +169,26 @@ int64_t* DistVector::upload_peers(bool device,
 
 template <class F>
 void DistVector::agree(const char* what, F&& f) {
-  std::exception_ptr error;
-  try {
-    f();
-  } catch (...) {
-    error = std::current_exception();
-  }
-  if (comm_->any(error != nullptr)) {
-    if (error) std::rethrow_exception(error);
-    fail(PVEC_ERROR_MPI, what, " failed on another rank; nothing was changed");
-  }
+  comm_->agree(what, std::forward<F>(f));
 }
 
-void DistVector::exchange(bool device, const void* send, const std::vector<int64_t>& send_bytes,
-                          const std::vector<int64_t>& send_displs, void* recv,
-                          const std::vector<int64_t>& recv_bytes,
-                          const std::vector<int64_t>& recv_displs) {
+bool DistVector::prepare_exchange(bool device, int64_t recv_total) {
+  if (ipc_ == nullptr) return false;
+  // Bookkeeping of the exchange (an MPI collective, where the ranks also wait for each
+  // other): counted as exchange time, not as the compute time that runs around it.
+  auto t0 = Clock::now();
+  const bool ipc = ipc_->prepare(device && ps_->cuda(), recv_total);
+  const double dt = seconds_since(t0);
+  stats_.exchange_seconds += dt;
+  stats_.compute_seconds -= dt;
+  return ipc;
+}
+
+const char* DistVector::exchange(bool device, bool ipc, const void* send,
+                                 const std::vector<int64_t>& send_bytes,
+                                 const std::vector<int64_t>& send_displs, void* recv,
+                                 const std::vector<int64_t>& recv_bytes,
+                                 const std::vector<int64_t>& recv_displs) {
   const int P = comm_->size(), me = comm_->rank();
   // A rank's own block is always empty: map sends nothing to itself, and ghost_get/ghost_put
   // write or read their own periodic images in place.
@@ -199,7 +204,15 @@ void DistVector::exchange(bool device, const void* send, const std::vector<int64
   auto t0 = Clock::now();
   const bool on_gpu = device && ps_->cuda();
   if (on_gpu) ps_->sync_stream();  // packing done before MPI reads the buffers
-  if (send_total + recv_total == 0) {
+  stats_.transport = P == 1                        ? PVEC_TRANSPORT_NONE
+                     : ipc                         ? PVEC_TRANSPORT_CUDA_IPC
+                     : !on_gpu || mpi_cuda_aware() ? PVEC_TRANSPORT_MPI
+                                                   : PVEC_TRANSPORT_MPI_STAGED;
+  if (ipc) {
+    // Every rank takes part, with or without blocks of its own.
+    recv = const_cast<void*>(
+        ipc_->exchange(send, send_bytes, send_displs, recv_displs, ps_->stream()));
+  } else if (send_total + recv_total == 0) {
     // nothing for MPI
   } else if (!on_gpu || mpi_cuda_aware()) {
     comm_->exchange_data(send, send_bytes, send_displs, recv, recv_bytes, recv_displs);
@@ -217,6 +230,7 @@ void DistVector::exchange(bool device, const void* send, const std::vector<int64
     ps_->sync_stream();
   }
   stats_.exchange_seconds += seconds_since(t0);
+  return static_cast<const char*>(recv);
 }
 
 int64_t DistVector::map(unsigned flags) {
@@ -313,6 +327,7 @@ int64_t DistVector::map(unsigned flags) {
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
   const int64_t send_total = layout.offsets(send_count, send_bytes, send_displs, me);
   const int64_t recv_total = layout.offsets(recv_count, recv_bytes, recv_displs, me);
+  const bool ipc = prepare_exchange(device, recv_total);
   // keys/order live in the kKeysAlt/kValsAlt slots; send and recv get their own. Growth
   // comes last: it is the only step here that changes the vector.
   char *sendbuf = nullptr, *recvbuf = nullptr;
@@ -322,7 +337,8 @@ int64_t DistVector::map(unsigned flags) {
   // nothing.
   agree("pvec_map: making room", [&] {
     sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
-    recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+    if (!ipc)  // with IPC the blocks land in the IPC buffer
+      recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
     if (n_new < n) {
       // Fewer arrive than leave: the stayers in rows [n_new, n) fill the holes the arrivals
       // leave below n_new (as many as there are such stayers, at most m - n_recv).
@@ -359,11 +375,12 @@ int64_t DistVector::map(unsigned flags) {
   }
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
-  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  const char* got =
+      exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
   for (const RowTable& t : tables)
     for_each(ex, n_recv,
-             UnpackRows{t, recvbuf, peers + 3 * P, peers + 4 * P, peers + 5 * P, P, movers, m, n});
+             UnpackRows{t, got, peers + 3 * P, peers + 4 * P, peers + 5 * P, P, movers, m, n});
   ps.sync_stream();
   ps.set_sizes(n_new, 0);
   ps.bump_generation();
@@ -571,12 +588,14 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
   const int64_t send_total = layout.offsets(plan.send_counts, send_bytes, send_displs, me);
   const int64_t recv_total = layout.offsets(plan.recv_counts, recv_bytes, recv_displs, me);
+  const bool ipc = prepare_exchange(device, recv_total);
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
   agree("pvec_ghost_get: making room", [&] {
     sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
-    recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+    if (!ipc)
+      recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
     reserve_peers(device, 3 * P);  // as in map
     growth = ps.reserve_growth(n + plan.n_recv);
   });
@@ -594,7 +613,8 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   });
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
-  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  const char* got =
+      exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
   for (int r = 0; r < P; ++r) {
     const int64_t k = plan.recv_counts[r];
@@ -603,7 +623,7 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
       PropertyBuffer& c = ps.column(layout.cols[q]);
       const size_t e = c.spec.elem_size;
       copy_2d(static_cast<char*>(c.mirror(device)) + (n + plan.recv_first[r]) * e, c.row_bytes(cap),
-              recvbuf + recv_displs[r] + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, gpu,
+              got + recv_displs[r] + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, gpu,
               ps.stream());
     }
   }
@@ -642,11 +662,13 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
   const int64_t send_total = layout.offsets(plan.recv_counts, send_bytes, send_displs, me);
   const int64_t recv_total = layout.offsets(plan.send_counts, recv_bytes, recv_displs, me);
+  const bool ipc = prepare_exchange(device, recv_total);
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   agree("pvec_ghost_put: making room", [&] {
     sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
-    recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+    if (!ipc)
+      recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
     peers = upload_peers(device, {&recv_displs, &plan.send_first, &plan.send_counts});
   });
   for (int r = 0; r < P; ++r) {
@@ -662,14 +684,16 @@ void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsi
   }
   ps.sync_stream();  // queued kernels belong to the compute time
   stats_.compute_seconds += seconds_since(t_start);
-  exchange(device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  // (ReduceColumn only reads the received blocks.)
+  char* got = const_cast<char*>(
+      exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs));
   auto t_reduce = Clock::now();
   const BlockIndex at = plan_index(plan, peers, P, me, n);
   for (size_t k = 0; k < layout.cols.size(); ++k) {
     PropertyBuffer& c = ps.column(layout.cols[k]);
     with_dtype(c.spec.dtype, [&](auto t) {
       using T = decltype(t);
-      ReduceColumn<T> f{at,  recvbuf,      plan.sources(),       static_cast<T*>(c.mirror(device)),
+      ReduceColumn<T> f{at,  got,          plan.sources(),       static_cast<T*>(c.mirror(device)),
                         cap, c.spec.ncomp, layout.col_prefix[k], static_cast<int>(op)};
       for_each(ex, plan.n_send, f);
     });

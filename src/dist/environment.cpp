@@ -102,4 +102,9 @@ bool mpi_cuda_aware() {
 #endif
 }
 
+bool ipc_enabled() {
+  const char* v = std::getenv("PVEC_IPC");
+  return v == nullptr || std::string(v) != "0";
+}
+
 }  // namespace pvec::detail

@@ -11,5 +11,8 @@ bool environment_initialized();
 bool mpi_usable();
 // The MPI library can take device pointers (checked at run time).
 bool mpi_cuda_aware();
+// Device messages between ranks of one node may go through CUDA inter-process memory
+// (PVEC_IPC=0 in the environment turns that off; any other value, or none, leaves it on).
+bool ipc_enabled();
 
 }  // namespace pvec::detail

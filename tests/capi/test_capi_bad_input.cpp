@@ -361,7 +361,8 @@ TEST_CASE("op stats need the caller's struct_size and start at zero", "[bad_inpu
   CHECK(s.particles_sent == 0);
   CHECK(s.particles_received == 0);
   CHECK(s.particles_self == 0);
-  // A caller built against the first layout passes its size: the new field stays untouched.
+  CHECK(s.transport == PVEC_TRANSPORT_NONE);
+  // A caller built against the first layout passes its size: the newer fields stay untouched.
   std::memset(&s, 0x5a, sizeof s);
   s.struct_size = PVEC_OP_STATS_SIZE_V1;
   PVEC_REQUIRE_OK(pvec_last_op_stats(v, &s));
@@ -369,6 +370,13 @@ TEST_CASE("op stats need the caller's struct_size and start at zero", "[bad_inpu
   int64_t untouched;
   std::memset(&untouched, 0x5a, sizeof untouched);
   CHECK(s.particles_self == untouched);
+  CHECK(s.transport == untouched);
+  // The second layout gets particles_self, not transport.
+  std::memset(&s, 0x5a, sizeof s);
+  s.struct_size = PVEC_OP_STATS_SIZE_V2;
+  PVEC_REQUIRE_OK(pvec_last_op_stats(v, &s));
+  CHECK(s.particles_self == 0);
+  CHECK(s.transport == untouched);
 }
 
 TEST_CASE("negative and overflowing sizes", "[bad_input]") {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 namespace dist {
@@ -574,12 +575,43 @@ std::string compare_rows(const Snapshot& a, const Snapshot& b, int64_t rows) {
   return "";
 }
 
+bool single_node() {
+#ifdef PVEC_TEST_HAVE_MPI
+  static const bool one = [] {
+    MPI_Comm node = MPI_COMM_NULL;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int n = 0;
+    MPI_Comm_size(node, &n);
+    MPI_Comm_free(&node);
+    return n == size();
+  }();
+  return one;
+#else
+  return true;
+#endif
+}
+
+int64_t expected_transport(pvec_vector_t v, Path p) {
+  if (size() == 1) return PVEC_TRANSPORT_NONE;
+  pvec_backend b = PVEC_BACKEND_HOST;
+  REQUIRE(pvec_vector_backend(v, &b) == PVEC_SUCCESS);
+  if (p == Path::host || b != PVEC_BACKEND_CUDA) return PVEC_TRANSPORT_MPI;
+  const char* ipc = std::getenv("PVEC_IPC");
+  if (single_node() && !(ipc != nullptr && std::string(ipc) == "0")) return PVEC_TRANSPORT_CUDA_IPC;
+  return PVEC_TRANSPORT_MPI_STAGED;  // (or MPI with a CUDA-aware MPI: accepted below)
+}
+
 pvec_status run_on(pvec_vector_t v, Path p, const std::function<pvec_status(unsigned)>& op,
                    Failures& f, std::string* error) {
   const Snapshot before = snapshot_host(v);
   REQUIRE(pvec_host_to_device(v, nullptr, 0) == PVEC_SUCCESS);
   const pvec_status st = op(flag_of(p));
   if (error) *error = pvec_last_error();
+  if (st == PVEC_SUCCESS) {
+    const int64_t got = op_stats(v).transport, want = expected_transport(v, p);
+    const bool ok = got == want || (want == PVEC_TRANSPORT_MPI_STAGED && got == PVEC_TRANSPORT_MPI);
+    if (!ok) f.addf("the call's messages went by transport ", got, ", expected ", want);
+  }
   const Snapshot after = snapshot_host(v);
   const int64_t common = std::min(before.rows(), after.rows());
   if (p == Path::host) {

@@ -156,6 +156,13 @@ int dim_of(pvec_vector_t v);
 pvec_dtype pos_dtype(pvec_vector_t v);
 int64_t id_of(pvec_vector_t v, const Props& p, int64_t i);
 
+// Whether every rank of MPI_COMM_WORLD runs on this node (collective the first time).
+bool single_node();
+// The pvec_transport a successful distribution call on path p must report: none at one
+// rank, CUDA IPC for device calls of a CUDA vector on one node unless PVEC_IPC=0, staged MPI
+// for other device calls of a CUDA vector, MPI otherwise. run_on checks it.
+int64_t expected_transport(pvec_vector_t v, Path p);
+
 // pvec_last_op_stats of v, the whole struct (REQUIREd to succeed).
 pvec_op_stats op_stats(pvec_vector_t v);
 // What every ghost exchange's figures must say, on every rank (collective: call on all):

@@ -24,6 +24,20 @@ foreach(_t map ghost_get ghost_put ghost_plan map_errors comm)
   endif()
 endforeach()
 
+# The device calls again with CUDA IPC turned off (PVEC_IPC=0): device messages staged through
+# pinned host memory and MPI, the path of ranks on several nodes (on a machine without a GPU
+# these repeat the host runs). run_on checks each call's transport.
+if(PVEC_HAVE_MPI)
+  foreach(_t map ghost_get ghost_put)
+    add_test(NAME dist_${_t}_staged_np2
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${PVEC_MPIEXEC_PREFLAGS}
+                     $<TARGET_FILE:dist_${_t}> ${MPIEXEC_POSTFLAGS})
+    set_tests_properties(dist_${_t}_staged_np2 PROPERTIES
+                         ENVIRONMENT "${PVEC_TEST_ENV};PVEC_IPC=0" PROCESSORS 2
+                         LABELS "dist;mpi" SKIP_RETURN_CODE 77 TIMEOUT 600)
+  endforeach()
+endif()
+
 # White-box: ghost_get's candidate count pass, fast path against general path (serial; the
 # functor is header-only, so only pvec's source headers are needed).
 pvec_add_test(dist_ghost_candidates SOURCES ${_dist}/test_ghost_candidates.cpp LABELS dist)

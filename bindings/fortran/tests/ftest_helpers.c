@@ -63,7 +63,8 @@ int64_t pvec_ftest_offsetof(int which, int field) {
           offsetof(pvec_op_stats, struct_size), offsetof(pvec_op_stats, compute_seconds),
           offsetof(pvec_op_stats, exchange_seconds), offsetof(pvec_op_stats, bytes_sent),
           offsetof(pvec_op_stats, bytes_received), offsetof(pvec_op_stats, particles_sent),
-          offsetof(pvec_op_stats, particles_received), offsetof(pvec_op_stats, particles_self))
+          offsetof(pvec_op_stats, particles_received), offsetof(pvec_op_stats, particles_self),
+          offsetof(pvec_op_stats, transport))
     default:
       return -1;
   }
@@ -116,7 +117,11 @@ int64_t pvec_ftest_constant(int i, int* ok) {
                                    PVEC_REDUCE_ADD,
                                    PVEC_REDUCE_MIN,
                                    PVEC_REDUCE_MAX,
-                                   PVEC_REDUCE_REPLACE};
+                                   PVEC_REDUCE_REPLACE,
+                                   PVEC_TRANSPORT_NONE,
+                                   PVEC_TRANSPORT_MPI,
+                                   PVEC_TRANSPORT_MPI_STAGED,
+                                   PVEC_TRANSPORT_CUDA_IPC};
   int n = (int)(sizeof(values) / sizeof(values[0]));
   *ok = (i >= 0 && i < n);
   return *ok ? values[i] : 0;

@@ -45,7 +45,8 @@ program test_abi
   f_offsets = [offo(c_loc(ops%struct_size)), offo(c_loc(ops%compute_seconds)), &
                offo(c_loc(ops%exchange_seconds)), offo(c_loc(ops%bytes_sent)), &
                offo(c_loc(ops%bytes_received)), offo(c_loc(ops%particles_sent)), &
-               offo(c_loc(ops%particles_received)), offo(c_loc(ops%particles_self))]
+               offo(c_loc(ops%particles_received)), offo(c_loc(ops%particles_self)), &
+               offo(c_loc(ops%transport))]
   call compare_offsets(3, f_offsets, 'pvec_op_stats')
 
   ! ---- Constants, in the order of pvec_ftest_constant --------------------------------------------
@@ -61,7 +62,9 @@ program test_abi
                  PVEC_BACKEND_AUTO, PVEC_BACKEND_HOST, PVEC_BACKEND_CUDA, PVEC_HOST_PINNED, &
                  PVEC_HOST_PAGEABLE, PVEC_PLACE_EVEN, PVEC_PLACE_LOCAL, PVEC_ON_DEVICE, &
                  PVEC_MAP_REMOVE_OUTSIDE, PVEC_GHOST_SKIP_POSITIONS, PVEC_GHOST_REUSE_PLAN, &
-                 PVEC_REDUCE_ADD, PVEC_REDUCE_MIN, PVEC_REDUCE_MAX, PVEC_REDUCE_REPLACE]
+                 PVEC_REDUCE_ADD, PVEC_REDUCE_MIN, PVEC_REDUCE_MAX, PVEC_REDUCE_REPLACE, &
+                 PVEC_TRANSPORT_NONE, PVEC_TRANSPORT_MPI, PVEC_TRANSPORT_MPI_STAGED, &
+                 PVEC_TRANSPORT_CUDA_IPC]
   do i = 1, size(f_constants)
     write (num, '(i0)') i
     call check(pvec_ftest_constant(i - 1, ok) == f_constants(i) .and. ok /= 0, &

@@ -99,6 +99,8 @@ program test_dist
     call check(ops%bytes_sent > 0, 'entries for other ranks carry bytes')
   if (ops%particles_sent == ops%particles_self) &
     call check(ops%bytes_sent == 0, 'own periodic images travel in no message')
+  call check(ops%transport >= PVEC_TRANSPORT_NONE .and. ops%transport <= PVEC_TRANSPORT_CUDA_IPC, &
+             'op stats transport is a PVEC_TRANSPORT_* value')
 
   call pvec_vector_destroy(vec)
   call pvec_finalize()

@@ -16,7 +16,7 @@ The C functions themselves, structs and enums are in :mod:`pvec.capi`.
 
 from . import capi
 from .capi import (MAX_DIM, MAX_NAME, MAX_RANK, POS, Backend, Boundary, DType, Error,
-                   Flags, HostMemory, Placement, ReduceOp, StaleViewError, Status)
+                   Flags, HostMemory, Placement, ReduceOp, StaleViewError, Status, Transport)
 from ._runtime import (cuda_device_count, dtype_name, dtype_size, finalize, init, initialized,
                        memory_stats, numpy_dtype, status_string, to_dtype, version,
                        version_number)
@@ -29,7 +29,7 @@ __version__ = "0.1.0"
 __all__ = [
     "MAX_DIM", "MAX_NAME", "MAX_RANK", "POS", "Backend", "Boundary", "DType", "Error",
     "Flags", "HostMemory", "Layout", "Placement", "PropertyInfo", "PropertyView", "ReduceOp",
-    "Schema", "StaleViewError", "Status", "Vector", "capi", "cuda_device_count",
+    "Schema", "StaleViewError", "Status", "Transport", "Vector", "capi", "cuda_device_count",
     "dtype_name", "dtype_size", "finalize", "init", "initialized", "memory_stats",
     "numpy_dtype", "status_string", "to_dtype", "version", "version_number",
 ]

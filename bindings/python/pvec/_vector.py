@@ -439,16 +439,18 @@ class Vector:
 
     def last_op_stats(self):
         """pvec_last_op_stats as a dict: compute_seconds and exchange_seconds (wall time),
-        bytes_sent/received, particles_sent/received and particles_self (own periodic images,
-        in no message) of the last map, ghost_get or ghost_put on this vector (zeros before
-        the first)."""
-        from .capi import OpStats
+        bytes_sent/received, particles_sent/received, particles_self (own periodic images,
+        in no message) and transport (a pvec.Transport: how the messages went) of the last
+        map, ghost_get or ghost_put on this vector (zeros before the first)."""
+        from .capi import OpStats, Transport
 
         stats = OpStats()
         stats.struct_size = ctypes.sizeof(OpStats)
         call("pvec_last_op_stats", self._h(), ctypes.byref(stats))
-        return {name: getattr(stats, name) for name, _ in OpStats._fields_
-                if name != "struct_size"}
+        out = {name: getattr(stats, name) for name, _ in OpStats._fields_
+               if name != "struct_size"}
+        out["transport"] = Transport(out["transport"])
+        return out
 
     # ---- misc -------------------------------------------------------------------------------
     def __repr__(self):

@@ -99,6 +99,15 @@ class ReduceOp(enum.IntEnum):
     REPLACE = 3
 
 
+class Transport(enum.IntEnum):
+    """pvec_transport: how the messages of a distribution call travelled."""
+
+    NONE = 0
+    MPI = 1
+    MPI_STAGED = 2
+    CUDA_IPC = 3
+
+
 class Flags(enum.IntFlag):
     """Flags of pvec_map / pvec_ghost_get / pvec_ghost_put, or-ed."""
 
@@ -179,6 +188,7 @@ class OpStats(ctypes.Structure):
         ("particles_sent", ctypes.c_int64),
         ("particles_received", ctypes.c_int64),
         ("particles_self", ctypes.c_int64),
+        ("transport", ctypes.c_int64),
     ]
 
 

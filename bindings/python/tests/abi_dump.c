@@ -67,6 +67,7 @@ int main(void) {
   FIELD(pvec_op_stats, particles_sent);
   FIELD(pvec_op_stats, particles_received);
   FIELD(pvec_op_stats, particles_self);
+  FIELD(pvec_op_stats, transport);
   first = 1;
   printf("}},\n \"constants\": {");
   CONST(PVEC_VERSION_MAJOR);

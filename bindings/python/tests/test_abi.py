@@ -69,14 +69,16 @@ def enum_values(header, prefix):
     (pvec.Placement, "PVEC_PLACE_"),
     (pvec.ReduceOp, "PVEC_REDUCE_"),
     (pvec.Flags, "PVEC_(?=ON_DEVICE|MAP_|GHOST_)"),
+    (pvec.Transport, "PVEC_TRANSPORT_"),
 ])
 def test_enums_match_header(header, enum_cls, prefix):
     found = enum_values(header, "(?:%s)" % prefix)
     assert found, prefix
-    ours = {m.name: m.value for m in enum_cls if m.name != "NONE"}
+    # Flags.NONE is Python's empty set of flags, not a name of the header.
+    ours = {m.name: m.value for m in enum_cls if not (enum_cls is pvec.Flags and m.name == "NONE")}
     theirs = {}
     for name, value in found.items():
-        short = re.sub(r"^PVEC_(ERROR_|BACKEND_|PLACE_|REDUCE_)?", "", name)
+        short = re.sub(r"^PVEC_(ERROR_|BACKEND_|PLACE_|REDUCE_|TRANSPORT_)?", "", name)
         if enum_cls is pvec.HostMemory:
             short = short.replace("HOST_", "")
         theirs[short] = value
