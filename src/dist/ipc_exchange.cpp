@@ -9,6 +9,12 @@
 
 namespace pvec::detail {
 
+namespace {
+int g_refusing_rank = -1;
+}  // namespace
+
+void ipc_refuse_on_rank(int rank) { g_refusing_rank = rank; }
+
 IpcExchange::IpcExchange(const Communicator& comm)
     : comm_(comm), mapped_(static_cast<size_t>(comm.size()), nullptr) {}
 
@@ -66,7 +72,12 @@ bool IpcExchange::prepare(bool on_gpu, int64_t need) {
       device_ipc_close(mapped_[r]);
       mapped_[r] = nullptr;
     }
-  comm_.any(false);  // a barrier
+  try {
+    comm_.any(false);  // a barrier
+  } catch (...) {      // MPI failed: keep the old buffer, give the new one back
+    deallocate(MemKind::device, fresh, fresh_bytes);
+    throw;
+  }
   if (grows(me)) {
     free_landing();
     land_ = fresh;
@@ -87,6 +98,7 @@ bool IpcExchange::prepare(bool on_gpu, int64_t need) {
     if (handles[r].ok != 0) mapped_[r] = device_ipc_open(handles[r].h);
     failed = failed || mapped_[r] == nullptr;
   }
+  failed = failed || me == g_refusing_rank;  // (tests: as if IPC were not allowed here)
   if (comm_.any(failed)) {
     // Some rank cannot map another's memory (no peer access between the GPUs, or IPC not
     // allowed): MPI carries the messages from now on.

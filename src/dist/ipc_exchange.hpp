@@ -18,6 +18,10 @@
 
 namespace pvec::detail {
 
+// White-box tests: a rank that fails the first making of landing buffers, as if IPC were not
+// allowed there, so that the fallback to MPI runs; -1 (the default) for none.
+void ipc_refuse_on_rank(int rank);
+
 class IpcExchange {
  public:
   explicit IpcExchange(const Communicator& comm);

@@ -156,6 +156,9 @@ int dim_of(pvec_vector_t v);
 pvec_dtype pos_dtype(pvec_vector_t v);
 int64_t id_of(pvec_vector_t v, const Props& p, int64_t i);
 
+// Set (before the tests run) by programs in which some rank refuses CUDA IPC, so that device
+// calls fall back to MPI: expected_transport then expects the staged path.
+extern bool g_ipc_refused;
 // Whether every rank of MPI_COMM_WORLD runs on this node (collective the first time).
 bool single_node();
 // The pvec_transport a successful distribution call on path p must report: none at one

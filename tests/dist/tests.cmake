@@ -43,38 +43,50 @@ endif()
 pvec_add_test(dist_ghost_candidates SOURCES ${_dist}/test_ghost_candidates.cpp LABELS dist)
 target_include_directories(dist_ghost_candidates PRIVATE ${PROJECT_SOURCE_DIR}/src)
 
-# The ghost tests again with every index list of ghost_get int64 (the path of ranks with more
-# than 2^31 particles, narrow otherwise), forced at small sizes by pvec's internal hook
-# (force_wide_indices.cpp). White box: linked against the static archive, one copy of the
-# library state, so the test main and the helpers are compiled again here.
-add_executable(dist_ghost_wide ${_dist}/force_wide_indices.cpp ${_dist}/test_dist_ghost_get.cpp
-                               ${_dist}/test_dist_ghost_put.cpp ${_dist}/test_dist_ghost_plan.cpp
-                               ${_dist}/dist_util.cpp
-                               ${CMAKE_CURRENT_SOURCE_DIR}/support/test_main.cpp
-                               ${CMAKE_CURRENT_SOURCE_DIR}/support/test_support.cpp)
-target_link_libraries(dist_ghost_wide PRIVATE pvec_static Catch2::Catch2)
-target_include_directories(dist_ghost_wide PRIVATE ${_dist} ${CMAKE_CURRENT_SOURCE_DIR}/support
-                                                   ${PROJECT_SOURCE_DIR}/src)
-target_compile_definitions(dist_ghost_wide PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
-if(PVEC_HAVE_MPI)
-  target_link_libraries(dist_ghost_wide PRIVATE MPI::MPI_C)
-  target_compile_definitions(dist_ghost_wide PRIVATE PVEC_TEST_HAVE_MPI=1)
-endif()
-foreach(n 1 2 3)
+# White-box variants of the distribution tests: a hook file sets one of pvec's internal test
+# switches before the tests run. Linked against the static archive (one copy of the library
+# state), so the test main and the helpers are compiled again here.
+function(pvec_add_dist_whitebox name hook ranks)
+  add_executable(${name} ${hook} ${ARGN} ${_dist}/dist_util.cpp
+                         ${CMAKE_CURRENT_SOURCE_DIR}/support/test_main.cpp
+                         ${CMAKE_CURRENT_SOURCE_DIR}/support/test_support.cpp)
+  target_link_libraries(${name} PRIVATE pvec_static Catch2::Catch2)
+  target_include_directories(${name} PRIVATE ${_dist} ${CMAKE_CURRENT_SOURCE_DIR}/support
+                                             ${PROJECT_SOURCE_DIR}/src)
+  target_compile_definitions(${name} PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
   if(PVEC_HAVE_MPI)
-    add_test(NAME dist_ghost_wide_np${n}
-             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${PVEC_MPIEXEC_PREFLAGS}
-                     $<TARGET_FILE:dist_ghost_wide> ${MPIEXEC_POSTFLAGS})
-    set_tests_properties(dist_ghost_wide_np${n} PROPERTIES PROCESSORS ${n} LABELS "dist;mpi")
-  elseif(n EQUAL 1)
-    add_test(NAME dist_ghost_wide_np${n} COMMAND dist_ghost_wide)
-    set_tests_properties(dist_ghost_wide_np${n} PROPERTIES LABELS dist)
-  else()
-    continue()
+    target_link_libraries(${name} PRIVATE MPI::MPI_C)
+    target_compile_definitions(${name} PRIVATE PVEC_TEST_HAVE_MPI=1)
   endif()
-  set_tests_properties(dist_ghost_wide_np${n} PROPERTIES ENVIRONMENT "${PVEC_TEST_ENV}"
-                                                          SKIP_RETURN_CODE 77 TIMEOUT 600)
-endforeach()
+  foreach(n IN LISTS ranks)
+    if(PVEC_HAVE_MPI)
+      add_test(NAME ${name}_np${n}
+               COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${n} ${PVEC_MPIEXEC_PREFLAGS}
+                       $<TARGET_FILE:${name}> ${MPIEXEC_POSTFLAGS})
+      set_tests_properties(${name}_np${n} PROPERTIES PROCESSORS ${n} LABELS "dist;mpi")
+    elseif(n EQUAL 1)
+      add_test(NAME ${name}_np${n} COMMAND ${name})
+      set_tests_properties(${name}_np${n} PROPERTIES LABELS dist)
+    else()
+      continue()
+    endif()
+    set_tests_properties(${name}_np${n} PROPERTIES ENVIRONMENT "${PVEC_TEST_ENV}"
+                                                    SKIP_RETURN_CODE 77 TIMEOUT 600)
+  endforeach()
+endfunction()
+
+# The ghost tests with every index list of ghost_get int64 (the path of ranks with more than
+# 2^31 particles, narrow otherwise), forced at small sizes.
+pvec_add_dist_whitebox(dist_ghost_wide ${_dist}/force_wide_indices.cpp "1;2;3"
+                       ${_dist}/test_dist_ghost_get.cpp ${_dist}/test_dist_ghost_put.cpp
+                       ${_dist}/test_dist_ghost_plan.cpp)
+
+# map, ghost_get and ghost_put with rank 1 refusing CUDA IPC: on a GPU the first device
+# exchange that moves bytes turns IPC off on every rank and the calls go through MPI (staged);
+# run_on checks the transport of every call.
+pvec_add_dist_whitebox(dist_ipc_refused ${_dist}/refuse_ipc.cpp "2;3"
+                       ${_dist}/test_dist_map.cpp ${_dist}/test_dist_ghost_get.cpp
+                       ${_dist}/test_dist_ghost_put.cpp)
 
 unset(_t)
 unset(_dist_libs)
