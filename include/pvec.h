@@ -511,8 +511,13 @@ PVEC_API pvec_status pvec_ghost_get(pvec_vector_t vec, const int* props, int npr
  *  hold, typically contributions the caller's kernel accumulated on the ghosts (forces, density
  *  sums). Uses the plan of the last ghost_get (INVALID_ARGUMENT without one). Collective;
  *  invalidates nothing.
- *  flags: PVEC_ON_DEVICE. Errors: INVALID_HANDLE, INVALID_ARGUMENT, OUT_OF_RANGE, CUDA,
- *  MPI. */
+ *  flags: PVEC_ON_DEVICE. Errors: INVALID_HANDLE, INVALID_ARGUMENT, OUT_OF_RANGE,
+ *  OUT_OF_MEMORY (a message buffer could not grow; nothing changed), CUDA, MPI.
+ *
+ *  Messages of pvec_map, pvec_ghost_get and pvec_ghost_put: MPI for host data; device data
+ *  goes device to device through CUDA IPC when every rank runs the CUDA backend on one node
+ *  (PVEC_IPC=0 turns that off), else through a CUDA-aware MPI or staged through pinned host
+ *  memory. pvec_op_stats.transport tells which (see pvec_transport). */
 PVEC_API pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int nprops,
                                     pvec_reduce_op op, unsigned flags);
 
