@@ -1,6 +1,6 @@
 #include "backend/device.hpp"
 
-#include "core/error.hpp"
+#include "common/error.hpp"
 
 #include <cstring>
 
@@ -8,7 +8,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
-namespace pvec::detail {
+namespace pvec::impl {
 
 #ifdef PVEC_HAVE_CUDA
 
@@ -168,4 +168,4 @@ void check_launch(const char*) {}
 
 #endif
 
-}  // namespace pvec::detail
+}  // namespace pvec::impl

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace pvec::detail {
+namespace pvec::impl {
 
 // Number of usable CUDA devices (0 without CUDA, driver or device).
 int device_count();
@@ -51,4 +51,4 @@ void stream_synchronize(void* stream);
 // Throws Error(PVEC_ERROR_CUDA) if the last kernel launch failed.
 void check_launch(const char* what);
 
-}  // namespace pvec::detail
+}  // namespace pvec::impl

@@ -1,11 +1,11 @@
 // Where an operation runs: on the host, or on the device ordered on a CUDA stream.
 #pragma once
 
-namespace pvec::detail {
+namespace pvec::impl {
 
 struct Exec {
   bool on_device = false;
   void* stream = nullptr;
 };
 
-}  // namespace pvec::detail
+}  // namespace pvec::impl

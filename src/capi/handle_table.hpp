@@ -3,7 +3,7 @@
 // touching freed memory.
 #pragma once
 
-#include "core/error.hpp"
+#include "common/error.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -12,7 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace pvec::detail {
+namespace pvec::impl {
 
 // One counter for all kinds, so a schema handle is never a valid vector handle.
 uint64_t next_handle_id();
@@ -73,4 +73,4 @@ Handle to_handle(uint64_t id) {
   return reinterpret_cast<Handle>(static_cast<uintptr_t>(id));
 }
 
-}  // namespace pvec::detail
+}  // namespace pvec::impl

@@ -1,7 +1,7 @@
 #include "memory/allocator.hpp"
 
 #include "backend/device.hpp"
-#include "core/error.hpp"
+#include "common/error.hpp"
 
 #include <atomic>
 #include <cstdlib>
@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #endif
 
-namespace pvec::detail {
+namespace pvec::impl {
 namespace {
 
 struct Counters {
@@ -163,4 +163,4 @@ void memory_stats(pvec_memory_stats* out) {
 
 void inject_allocation_failure(int64_t count) { g_fail_after = count; }
 
-}  // namespace pvec::detail
+}  // namespace pvec::impl

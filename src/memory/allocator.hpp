@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace pvec::detail {
+namespace pvec::impl {
 
 enum class MemKind { host, pinned, device };
 
@@ -24,4 +24,4 @@ void memory_stats(pvec_memory_stats* out);
 // Test hook: the allocation after `count` more successful ones fails (-1 disables).
 void inject_allocation_failure(int64_t count);
 
-}  // namespace pvec::detail
+}  // namespace pvec::impl

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 
-namespace pvec::detail {
+namespace pvec::impl {
 
 class ScratchBuffer {
  public:
@@ -51,4 +51,4 @@ class ScratchBuffer {
   size_t bytes_ = 0;
 };
 
-}  // namespace pvec::detail
+}  // namespace pvec::impl

@@ -231,55 +231,5 @@ Mismatch device_mismatch_all_via_copy(pvec_vector_t v, int salt, int64_t i0, int
   return host_mismatch_all(v, salt, i0, i1);
 }
 
-namespace {
-
-uint64_t fnv1a(uint64_t h, const void* data, size_t n) {
-  const unsigned char* p = static_cast<const unsigned char*>(data);
-  for (size_t k = 0; k < n; ++k) {
-    h ^= p[k];
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-}  // namespace
-
-bool Snapshot::operator==(const Snapshot& o) const {
-  return n_local == o.n_local && n_ghost == o.n_ghost && capacity == o.capacity &&
-         generation == o.generation && nprops == o.nprops && host_sum == o.host_sum &&
-         device_sum == o.device_sum;
-}
-
-Snapshot snapshot(pvec_vector_t v) {
-  Snapshot s;
-  PVEC_REQUIRE_OK(pvec_size(v, &s.n_local));
-  PVEC_REQUIRE_OK(pvec_ghost_size(v, &s.n_ghost));
-  PVEC_REQUIRE_OK(pvec_capacity(v, &s.capacity));
-  PVEC_REQUIRE_OK(pvec_generation(v, &s.generation));
-  PVEC_REQUIRE_OK(pvec_prop_count(v, &s.nprops));
-  const bool device_readable = backend_of(v) == PVEC_BACKEND_HOST;
-  uint64_t hs = 14695981039346656037ull, ds = hs;
-  const int64_t live = s.n_local + s.n_ghost;
-  for (int f : all_fields(v)) {
-    const pvec_layout l = layout_of(v, f);
-    for (int64_t c = 0; c < l.ncomp; ++c) {
-      const size_t off = static_cast<size_t>(c * l.stride_bytes);
-      const size_t len = static_cast<size_t>(live) * l.elem_size;
-      hs = fnv1a(hs, static_cast<const char*>(l.host_ptr) + off, len);
-      if (device_readable) ds = fnv1a(ds, static_cast<const char*>(l.device_ptr) + off, len);
-    }
-  }
-  s.host_sum = hs;
-  s.device_sum = device_readable ? ds : 0;
-  return s;
-}
-
-std::string to_string(const Snapshot& s) {
-  std::ostringstream os;
-  os << "n_local=" << s.n_local << " n_ghost=" << s.n_ghost << " capacity=" << s.capacity
-     << " generation=" << s.generation << " nprops=" << s.nprops << " host_sum=" << s.host_sum
-     << " device_sum=" << s.device_sum;
-  return os.str();
-}
 
 }  // namespace capi

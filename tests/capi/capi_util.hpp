@@ -4,6 +4,8 @@
 #pragma once
 #include <pvec.h>
 
+#include "snapshot.hpp"
+
 #include "catch_compat.hpp"
 
 #include <cstdint>
@@ -156,20 +158,10 @@ Mismatch host_mismatch_all(pvec_vector_t v, int salt, int64_t i0, int64_t i1);
 /// poisoning the live host range: valid on every backend, but overwrites the host mirror.
 Mismatch device_mismatch_all_via_copy(pvec_vector_t v, int salt, int64_t i0, int64_t i1);
 
-/// What must not change when a call fails: counts, capacity, generation and a checksum of
-/// the live data of every field on the host mirror (and on the device mirror when it is
-/// host memory).
-struct Snapshot {
-  int64_t n_local = -1;
-  int64_t n_ghost = -1;
-  int64_t capacity = -1;
-  uint64_t generation = 0;
-  int nprops = -1;
-  uint64_t host_sum = 0;
-  uint64_t device_sum = 0;
-  bool operator==(const Snapshot& o) const;
-};
-Snapshot snapshot(pvec_vector_t v);
-std::string to_string(const Snapshot& s);
+// The vector snapshot of tests/support (sizes and the live bytes of both mirrors).
+using pvec_test::compare_rows;
+using pvec_test::Snapshot;
+using pvec_test::snapshot;
+using pvec_test::to_string;
 
 }  // namespace capi

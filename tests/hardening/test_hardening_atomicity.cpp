@@ -146,7 +146,7 @@ std::string backend_name(pvec_backend b) {
 
 TEST_CASE("every allocation of every growing operation may fail atomically",
           "[hardening][atomicity]") {
-  using pvec::detail::inject_allocation_failure;
+  using pvec::impl::inject_allocation_failure;
   int failures = 0;
   std::string report;
   for (pvec_backend backend : capi::test_backends()) {
@@ -237,7 +237,7 @@ TEST_CASE("ghost_get and ghost_put of own periodic images allocate nothing",
 }
 
 TEST_CASE("a failed vector_create leaves nothing behind", "[hardening][atomicity]") {
-  using pvec::detail::inject_allocation_failure;
+  using pvec::impl::inject_allocation_failure;
   for (pvec_backend backend : capi::test_backends()) {
     capi::Schema schema;
     capi::add_props(schema.get(), capi::mixed_props());

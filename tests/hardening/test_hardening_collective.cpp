@@ -37,7 +37,7 @@ capi::Vector make(int rank) {
 
 TEST_CASE("allocation failure on one rank fails the collective call everywhere",
           "[hardening][collective]") {
-  using pvec::detail::inject_allocation_failure;
+  using pvec::impl::inject_allocation_failure;
   const int rank = pvec_test::world_rank();
   if (pvec_test::world_size() < 2) return;  // needs a second rank to fail on
   const std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> ops = {

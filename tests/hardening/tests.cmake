@@ -33,12 +33,13 @@ pvec_add_test(hardening_leaks SOURCES ${_hard}/test_hardening_leaks.cpp RANKS 1 
 pvec_add_test(hardening_threads SOURCES ${_hard}/test_hardening_threads.cpp LABELS hardening)
 
 # Failure atomicity: links the static archive of the library objects, whose allocator has the
-# fault-injection hook (pvec::detail::inject_allocation_failure). Not through pvec_add_test,
+# fault-injection hook (pvec::impl::inject_allocation_failure). Not through pvec_add_test,
 # whose test main links libpvec.so: two copies of the library state would make injection
 # miss. So the test main is compiled again here, against the archive.
 add_executable(hardening_atomicity ${_hard}/test_hardening_atomicity.cpp ${_capi_util}
                                    ${CMAKE_CURRENT_SOURCE_DIR}/support/test_main.cpp
-                                   ${CMAKE_CURRENT_SOURCE_DIR}/support/test_support.cpp)
+                                   ${CMAKE_CURRENT_SOURCE_DIR}/support/test_support.cpp
+                                   ${CMAKE_CURRENT_SOURCE_DIR}/support/snapshot.cpp)
 target_link_libraries(hardening_atomicity PRIVATE pvec_static Catch2::Catch2)
 target_include_directories(hardening_atomicity PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support
                                                        ${CMAKE_CURRENT_SOURCE_DIR}/capi)
@@ -56,7 +57,8 @@ set_tests_properties(hardening_atomicity PROPERTIES ENVIRONMENT "${PVEC_TEST_ENV
 if(PVEC_HAVE_MPI)
   add_executable(hardening_collective ${_hard}/test_hardening_collective.cpp ${_capi_util}
                                       ${CMAKE_CURRENT_SOURCE_DIR}/support/test_main.cpp
-                                      ${CMAKE_CURRENT_SOURCE_DIR}/support/test_support.cpp)
+                                      ${CMAKE_CURRENT_SOURCE_DIR}/support/test_support.cpp
+                                   ${CMAKE_CURRENT_SOURCE_DIR}/support/snapshot.cpp)
   target_link_libraries(hardening_collective PRIVATE pvec_static Catch2::Catch2 MPI::MPI_C)
   target_include_directories(hardening_collective PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support
                                                           ${CMAKE_CURRENT_SOURCE_DIR}/capi)

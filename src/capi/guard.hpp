@@ -1,0 +1,76 @@
+// The guard of the C ABI: every extern "C" function checks its arguments, calls the layer
+// below, and turns any exception into a status and a per-thread message (pvec_last_error).
+// No logic lives in capi/: one file per section of pvec.h, each function a few lines.
+#pragma once
+
+#include <pvec.h>
+
+#include "capi/handle_table.hpp"
+#include "common/error.hpp"
+#include "particles/schema.hpp"
+#include "vector/dist_vector.hpp"
+
+#include <cstring>
+#include <string>
+
+namespace pvec::impl::capi {
+
+// The calling thread's last error message.
+std::string& last_error();
+
+HandleTable<Schema>& schemas();
+HandleTable<DistVector>& vectors();
+
+template <class F>
+pvec_status guard(const char* fn, F&& body) {
+  std::string& err = last_error();
+  err.clear();
+  try {
+    body();
+    return PVEC_SUCCESS;
+  } catch (const Error& e) {
+    err = std::string(fn) + ": " + e.what();
+    return e.status();
+  } catch (const std::bad_alloc&) {
+    err = std::string(fn) + ": out of host memory";
+    return PVEC_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    err = std::string(fn) + ": internal error: " + e.what();
+    return PVEC_ERROR_INTERNAL;
+  } catch (...) {
+    err = std::string(fn) + ": internal error: unknown exception";
+    return PVEC_ERROR_INTERNAL;
+  }
+}
+
+// An enum argument from C may hold any int: read its bits as an int before validating, never
+// as the C++ enum (whose out-of-range values are undefined behaviour).
+// Taken by reference: copying the parameter would already be a typed load.
+template <class E>
+inline int enum_value(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "pvec enums are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
+template <class T>
+T& out_arg(T* p, const char* name) {
+  if (p == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, name, " is NULL");
+  return *p;
+}
+
+// PVEC_ERROR_STATE unless pvec_init was called (and pvec_finalize not yet).
+void require_init();
+
+inline DistVector& vec_of(pvec_vector_t v) { return vectors().get(v); }
+
+// Getter returning a pointer: NULL on error, message set.
+template <class F>
+void* pointer_guard(const char* fn, F&& body) {
+  void* result = nullptr;
+  guard(fn, [&] { result = body(); });
+  return result;
+}
+
+}  // namespace pvec::impl::capi

@@ -1,0 +1,53 @@
+// Section 6 of pvec.h: host <-> device transfers and streams.
+#include "capi/guard.hpp"
+
+using namespace pvec::impl;
+using namespace pvec::impl::capi;
+
+/* ---- 6. Transfers -------------------------------------------------------------------- */
+
+extern "C" pvec_status pvec_set_stream(pvec_vector_t vec, pvec_stream_t stream) {
+  return guard("pvec_set_stream", [&] {
+    auto& v = vec_of(vec);
+    v.mirrors().sync_stream();
+    v.mirrors().set_stream(stream);
+  });
+}
+
+extern "C" pvec_status pvec_get_stream(pvec_vector_t vec, pvec_stream_t* stream) {
+  return guard("pvec_get_stream", [&] {
+    auto& v = vec_of(vec);
+    out_arg(stream, "stream") = static_cast<pvec_stream_t>(v.particles().stream());
+  });
+}
+
+namespace {
+pvec_status transfer(const char* fn, pvec_vector_t vec, const int* props, int nprops,
+                     bool to_device, bool async, void* stream) {
+  return guard(fn, [&] {
+    auto& v = vec_of(vec);
+    std::vector<int> cols = v.columns_of(props, nprops, true);
+    ParticleSet& ps = v.mirrors();
+    ps.transfer(to_device, cols, async ? stream : ps.stream(), !async);
+  });
+}
+}  // namespace
+
+extern "C" pvec_status pvec_host_to_device(pvec_vector_t vec, const int* props, int nprops) {
+  return transfer("pvec_host_to_device", vec, props, nprops, true, false, nullptr);
+}
+extern "C" pvec_status pvec_device_to_host(pvec_vector_t vec, const int* props, int nprops) {
+  return transfer("pvec_device_to_host", vec, props, nprops, false, false, nullptr);
+}
+extern "C" pvec_status pvec_host_to_device_async(pvec_vector_t vec, const int* props, int nprops,
+                                                 pvec_stream_t stream) {
+  return transfer("pvec_host_to_device_async", vec, props, nprops, true, true, stream);
+}
+extern "C" pvec_status pvec_device_to_host_async(pvec_vector_t vec, const int* props, int nprops,
+                                                 pvec_stream_t stream) {
+  return transfer("pvec_device_to_host_async", vec, props, nprops, false, true, stream);
+}
+
+extern "C" pvec_status pvec_synchronize(pvec_vector_t vec) {
+  return guard("pvec_synchronize", [&] { vec_of(vec).particles().sync_stream(); });
+}

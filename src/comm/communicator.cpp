@@ -1,0 +1,149 @@
+#include "comm/communicator.hpp"
+
+#include "common/error.hpp"
+#include "runtime/environment.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#ifdef PVEC_HAVE_MPI
+#include <mpi.h>
+#endif
+
+namespace pvec::impl {
+
+#ifdef PVEC_HAVE_MPI
+
+namespace {
+void check_mpi(int err, const char* what) {
+  if (err != MPI_SUCCESS) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(err, text, &len);
+    fail(PVEC_ERROR_MPI, what, ": ", std::string(text, len));
+  }
+}
+// Largest message pvec sends in one piece (MPI counts are int).
+constexpr int64_t kChunk = int64_t{1} << 30;
+}  // namespace
+
+struct Communicator::Impl {
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+Communicator::Communicator(bool has_comm, int64_t comm_f) : impl_(new Impl) {
+  if (!mpi_usable()) fail(PVEC_ERROR_STATE, "MPI is not initialised: call pvec_init first");
+  MPI_Comm base = has_comm ? MPI_Comm_f2c(static_cast<MPI_Fint>(comm_f)) : MPI_COMM_WORLD;
+  if (base == MPI_COMM_NULL) fail(PVEC_ERROR_INVALID_ARGUMENT, "communicator is MPI_COMM_NULL");
+  check_mpi(MPI_Comm_dup(base, &impl_->comm), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(impl_->comm, &rank_);
+  MPI_Comm_size(impl_->comm, &size_);
+  MPI_Comm node = MPI_COMM_NULL;
+  int node_size = 0;
+  if (MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+          MPI_SUCCESS &&
+      node != MPI_COMM_NULL) {
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+  }
+  single_node_ = node_size == size_;
+}
+
+void Communicator::allgather_bytes(const void* mine, size_t bytes, void* all) const {
+  check_mpi(MPI_Allgather(mine, static_cast<int>(bytes), MPI_BYTE, all, static_cast<int>(bytes),
+                          MPI_BYTE, impl_->comm),
+            "MPI_Allgather");
+}
+
+Communicator::~Communicator() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && impl_->comm != MPI_COMM_NULL) MPI_Comm_free(&impl_->comm);
+}
+
+int64_t Communicator::allreduce_sum(int64_t v) const {
+  int64_t out = 0;
+  check_mpi(MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_SUM, impl_->comm), "MPI_Allreduce");
+  return out;
+}
+
+int64_t Communicator::allreduce_max(int64_t v) const {
+  int64_t out = 0;
+  check_mpi(MPI_Allreduce(&v, &out, 1, MPI_INT64_T, MPI_MAX, impl_->comm), "MPI_Allreduce");
+  return out;
+}
+
+int64_t Communicator::exclusive_scan_sum(int64_t v) const {
+  int64_t out = 0;
+  check_mpi(MPI_Exscan(&v, &out, 1, MPI_INT64_T, MPI_SUM, impl_->comm), "MPI_Exscan");
+  return rank_ == 0 ? 0 : out;
+}
+
+void Communicator::exchange_counts(const std::vector<int64_t>& send_counts,
+                                   std::vector<int64_t>& recv_counts) const {
+  recv_counts.assign(size_, 0);
+  check_mpi(MPI_Alltoall(send_counts.data(), 1, MPI_INT64_T, recv_counts.data(), 1, MPI_INT64_T,
+                         impl_->comm),
+            "MPI_Alltoall");
+}
+
+void Communicator::exchange_data(const void* send, const std::vector<int64_t>& send_counts,
+                                 const std::vector<int64_t>& send_displs, void* recv,
+                                 const std::vector<int64_t>& recv_counts,
+                                 const std::vector<int64_t>& recv_displs) const {
+  std::vector<MPI_Request> reqs;
+  auto post = [&](bool is_send, int peer, char* base, int64_t bytes) {
+    for (int64_t off = 0, piece = 0; off < bytes; off += kChunk, ++piece) {
+      int n = static_cast<int>(std::min(kChunk, bytes - off));
+      MPI_Request r;
+      int tag = static_cast<int>(piece % 32000);
+      int err = is_send ? MPI_Isend(base + off, n, MPI_BYTE, peer, tag, impl_->comm, &r)
+                        : MPI_Irecv(base + off, n, MPI_BYTE, peer, tag, impl_->comm, &r);
+      check_mpi(err, is_send ? "MPI_Isend" : "MPI_Irecv");
+      reqs.push_back(r);
+    }
+  };
+  for (int r = 0; r < size_; ++r)
+    if (recv_counts[r] > 0)
+      post(false, r, static_cast<char*>(recv) + recv_displs[r], recv_counts[r]);
+  for (int r = 0; r < size_; ++r)
+    if (send_counts[r] > 0)
+      post(true, r, const_cast<char*>(static_cast<const char*>(send)) + send_displs[r],
+           send_counts[r]);
+  if (!reqs.empty())
+    check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+}
+
+#else  // a single rank without MPI
+
+struct Communicator::Impl {};
+
+Communicator::Communicator(bool has_comm, int64_t) : impl_(new Impl) {
+  if (has_comm)
+    fail(PVEC_ERROR_NOT_SUPPORTED, "a communicator was given but pvec was built without MPI");
+}
+Communicator::~Communicator() = default;
+int64_t Communicator::allreduce_sum(int64_t v) const { return v; }
+int64_t Communicator::allreduce_max(int64_t v) const { return v; }
+int64_t Communicator::exclusive_scan_sum(int64_t) const { return 0; }
+void Communicator::allgather_bytes(const void* mine, size_t bytes, void* all) const {
+  if (bytes > 0) std::memcpy(all, mine, bytes);
+}
+void Communicator::exchange_counts(const std::vector<int64_t>& send_counts,
+                                   std::vector<int64_t>& recv_counts) const {
+  recv_counts = send_counts;
+}
+void Communicator::exchange_data(const void* send, const std::vector<int64_t>& send_counts,
+                                 const std::vector<int64_t>& send_displs, void* recv,
+                                 const std::vector<int64_t>&,
+                                 const std::vector<int64_t>& recv_displs) const {
+  if (send_counts[0] > 0)
+    std::memcpy(static_cast<char*>(recv) + recv_displs[0],
+                static_cast<const char*>(send) + send_displs[0], send_counts[0]);
+}
+
+#endif
+
+}  // namespace pvec::impl

@@ -1,0 +1,86 @@
+// Communicator: pvec's private duplicate of the vector's MPI communicator, and the few
+// collective patterns the distribution layer needs. Without MPI it is a single rank.
+#pragma once
+
+#include "common/error.hpp"
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <vector>
+
+namespace pvec::impl {
+
+class Communicator {
+ public:
+  // Duplicates the communicator (MPI_COMM_WORLD unless has_comm; comm_f is a Fortran handle).
+  // Collective.
+  Communicator(bool has_comm, int64_t comm_f);
+  ~Communicator();
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+  int64_t allreduce_sum(int64_t v) const;
+  int64_t allreduce_max(int64_t v) const;
+  int64_t exclusive_scan_sum(int64_t v) const;
+  // Every rank learns whether any rank failed; used so that an error on one rank becomes an
+  // error on all ranks instead of a hang.
+  bool any(bool flag) const { return allreduce_max(flag ? 1 : 0) != 0; }
+  // Runs f, then every rank learns whether any rank failed: the failing rank rethrows its
+  // error, the others fail with PVEC_ERROR_MPI, so no rank is left waiting in a collective.
+  template <class F>
+  void agree(const char* what, F&& f) const {
+    std::exception_ptr error;
+    try {
+      f();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    if (any(error != nullptr)) {
+      if (error) std::rethrow_exception(error);
+      fail(PVEC_ERROR_MPI, what, " failed on another rank; nothing was changed");
+    }
+  }
+  // Every rank's `bytes` bytes at mine, in rank order, into all (size() * bytes).
+  void allgather_bytes(const void* mine, size_t bytes, void* all) const;
+  // Whether every rank runs on this rank's node (shared memory; true without MPI).
+  bool single_node() const { return single_node_; }
+
+  // Personalised all-to-all of bytes. send_counts[r] bytes for rank r start at
+  // send + send_displs[r]. Counts are exchanged first; recv_counts/recv_displs receive the
+  // layout and the caller's allocator `ensure_recv(total)` returns the receive buffer.
+  // Messages go only between ranks with something to say.
+  template <class EnsureRecv>
+  void exchange(const void* send, const std::vector<int64_t>& send_counts,
+                const std::vector<int64_t>& send_displs, std::vector<int64_t>& recv_counts,
+                std::vector<int64_t>& recv_displs, EnsureRecv ensure_recv) const {
+    exchange_counts(send_counts, recv_counts);
+    recv_displs.assign(size_, 0);
+    int64_t total = 0;
+    for (int r = 0; r < size_; ++r) {
+      recv_displs[r] = total;
+      total += recv_counts[r];
+    }
+    void* recv = ensure_recv(total);
+    exchange_data(send, send_counts, send_displs, recv, recv_counts, recv_displs);
+  }
+
+  void exchange_counts(const std::vector<int64_t>& send_counts,
+                       std::vector<int64_t>& recv_counts) const;
+  void exchange_data(const void* send, const std::vector<int64_t>& send_counts,
+                     const std::vector<int64_t>& send_displs, void* recv,
+                     const std::vector<int64_t>& recv_counts,
+                     const std::vector<int64_t>& recv_displs) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int rank_ = 0;
+  int size_ = 1;
+  bool single_node_ = true;
+};
+
+}  // namespace pvec::impl

@@ -1,0 +1,80 @@
+#include "comm/transport.hpp"
+
+#include "backend/device.hpp"
+#include "common/clock.hpp"
+#include "common/error.hpp"
+#include "runtime/environment.hpp"
+
+#include <algorithm>
+
+namespace pvec::impl {
+
+Transport::Transport(const Communicator& comm, bool cuda) : comm_(comm) {
+  const bool ipc = comm.size() > 1 && cuda && comm.single_node() && ipc_enabled();
+  if (!comm.any(!ipc)) ipc_ = std::make_unique<IpcExchange>(comm);
+}
+
+void Transport::release() {
+  if (ipc_) ipc_->release();
+}
+
+bool Transport::prepare(bool on_gpu, int64_t recv_total, OpStats& stats) {
+  if (ipc_ == nullptr) return false;
+  auto t0 = Clock::now();
+  const bool ipc = ipc_->prepare(on_gpu, recv_total);
+  const double dt = seconds_since(t0);
+  stats.exchange_seconds += dt;
+  stats.compute_seconds -= dt;
+  return ipc;
+}
+
+const char* Transport::exchange(bool on_gpu, bool ipc, const void* send,
+                                const std::vector<int64_t>& send_bytes,
+                                const std::vector<int64_t>& send_displs, void* recv,
+                                const std::vector<int64_t>& recv_bytes,
+                                const std::vector<int64_t>& recv_displs, void* stream,
+                                ScratchBuffer& stage_send, ScratchBuffer& stage_recv,
+                                OpStats& stats) {
+  const int P = comm_.size(), me = comm_.rank();
+  // A rank's own block is always empty: map sends nothing to itself, and ghost_get/ghost_put
+  // write or read their own periodic images in place.
+  if (send_bytes[me] != 0 || recv_bytes[me] != 0)
+    fail(PVEC_ERROR_INTERNAL, "a message block from a rank to itself");
+  int64_t send_total = 0, recv_total = 0;
+  for (int r = 0; r < P; ++r) {
+    send_total += send_bytes[r];
+    recv_total += recv_bytes[r];
+  }
+  stats.bytes_sent += send_total;
+  stats.bytes_received += recv_total;
+  auto t0 = Clock::now();
+  if (on_gpu) stream_synchronize(stream);  // packing done before MPI reads the buffers
+  stats.transport = P == 1                        ? PVEC_TRANSPORT_NONE
+                    : ipc                         ? PVEC_TRANSPORT_CUDA_IPC
+                    : !on_gpu || mpi_cuda_aware() ? PVEC_TRANSPORT_MPI
+                                                  : PVEC_TRANSPORT_MPI_STAGED;
+  if (ipc) {
+    // Every rank takes part, with or without blocks of its own.
+    recv = const_cast<void*>(ipc_->exchange(send, send_bytes, send_displs, recv_displs, stream));
+  } else if (send_total + recv_total == 0) {
+    // nothing for MPI
+  } else if (!on_gpu || mpi_cuda_aware()) {
+    comm_.exchange_data(send, send_bytes, send_displs, recv, recv_bytes, recv_displs);
+  } else {
+    // Stage through pinned host buffers kept between calls: one copy each way of the whole
+    // message area.
+    const int64_t send_span = send_displs[P - 1] + send_bytes[P - 1];
+    const int64_t recv_span = recv_displs[P - 1] + recv_bytes[P - 1];
+    void* hs = stage_send.ensure(std::max<int64_t>(send_span, 1));
+    void* hr = stage_recv.ensure(std::max<int64_t>(recv_span, 1));
+    copy_bytes(hs, send, send_span, true, stream);
+    stream_synchronize(stream);
+    comm_.exchange_data(hs, send_bytes, send_displs, hr, recv_bytes, recv_displs);
+    copy_bytes(recv, hr, recv_span, true, stream);
+    stream_synchronize(stream);
+  }
+  stats.exchange_seconds += seconds_since(t0);
+  return static_cast<const char*>(recv);
+}
+
+}  // namespace pvec::impl

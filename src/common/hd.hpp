@@ -1,0 +1,32 @@
+// PVEC_HD marks functions callable from host and device code: the one macro of the public
+// pvec_view.hpp (PVEC_HOST_DEVICE), so that library and user kernels agree on it.
+#pragma once
+
+#include <pvec_view.hpp>
+
+#define PVEC_HD PVEC_HOST_DEVICE
+
+// The position kernels take the dimension as a template parameter: their per-dimension loops
+// unroll and small arrays stay in registers (indexed at run time they would live in local
+// memory, at several times the kernel's own traffic).
+#if defined(__CUDACC__)
+#define PVEC_UNROLL _Pragma("unroll")
+#else
+#define PVEC_UNROLL
+#endif
+
+namespace pvec::impl {
+
+// A load through the read-only data path on the device (ld.global.nc), a plain load on the
+// host. Only for data no thread writes during the kernel; it lets the compiler issue the
+// loads of several elements ahead of the stores in between.
+template <class T>
+PVEC_HD inline T load_ro(const T* p) {
+#if defined(__CUDA_ARCH__)
+  return __ldg(p);
+#else
+  return *p;
+#endif
+}
+
+}  // namespace pvec::impl

@@ -1,0 +1,45 @@
+#include "exchange/dist_context.hpp"
+
+#include "backend/device.hpp"
+
+#include <algorithm>
+
+namespace pvec::impl {
+
+bool DistContext::prepare_exchange(bool device, int64_t recv_total) {
+  return transport.prepare(device && ps.cuda(), recv_total, stats);
+}
+
+const char* DistContext::exchange(bool device, bool ipc, const void* send,
+                                  const std::vector<int64_t>& send_bytes,
+                                  const std::vector<int64_t>& send_displs, void* recv,
+                                  const std::vector<int64_t>& recv_bytes,
+                                  const std::vector<int64_t>& recv_displs) {
+  return transport.exchange(device && ps.cuda(), ipc, send, send_bytes, send_displs, recv,
+                            recv_bytes, recv_displs, ps.stream(), ws.host[Workspace::kSend],
+                            ws.host[Workspace::kRecv], stats);
+}
+
+void DistContext::reserve_peers(bool device, size_t words) {
+  ws.host[Workspace::kPeers].ensure_as<int64_t>(words);
+  if (device && ps.cuda()) ws.dev[Workspace::kPeers].ensure_as<int64_t>(words);
+}
+
+int64_t* DistContext::upload_peers(bool device,
+                                   const std::vector<const std::vector<int64_t>*>& arrays) {
+  size_t total = 0;
+  for (auto* a : arrays) total += a->size();
+  reserve_peers(device, total);
+  int64_t* h = static_cast<int64_t*>(ws.host[Workspace::kPeers].data());
+  size_t at = 0;
+  for (auto* a : arrays) {
+    std::copy(a->begin(), a->end(), h + at);
+    at += a->size();
+  }
+  if (!(device && ps.cuda())) return h;
+  int64_t* d = static_cast<int64_t*>(ws.dev[Workspace::kPeers].data());
+  copy_bytes(d, h, total * sizeof(int64_t), true, ps.stream());
+  return d;
+}
+
+}  // namespace pvec::impl

@@ -1,0 +1,52 @@
+// DistContext: what map, ghost_get and ghost_put work on: one rank's particles, the
+// decomposition, the transport between ranks, the work buffers kept between calls, and the
+// figures of the call. The owner (vector/DistVector) makes one per call.
+#pragma once
+
+#include "comm/communicator.hpp"
+#include "comm/op_stats.hpp"
+#include "comm/transport.hpp"
+#include "decomp/cartesian_grid.hpp"
+#include "memory/workspace.hpp"
+#include "particles/particle_set.hpp"
+
+#include <pvec.h>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace pvec::impl {
+
+struct DistContext {
+  ParticleSet& ps;
+  const CartGrid& grid;
+  pvec_dtype pos_dtype;
+  double ghost_width;
+  const Communicator& comm;
+  Transport& transport;
+  Workspace& ws;
+  OpStats& stats;
+
+  // Runs f, then every rank learns whether any rank failed (Communicator::agree).
+  template <class F>
+  void agree(const char* what, F&& f) const {
+    comm.agree(what, std::forward<F>(f));
+  }
+  // Transport::prepare for an operation on the device mirrors (device) or the host mirrors.
+  bool prepare_exchange(bool device, int64_t recv_total);
+  // Transport::exchange on the side the operation runs on.
+  const char* exchange(bool device, bool ipc, const void* send,
+                       const std::vector<int64_t>& send_bytes,
+                       const std::vector<int64_t>& send_displs, void* recv,
+                       const std::vector<int64_t>& recv_bytes,
+                       const std::vector<int64_t>& recv_displs);
+  // Upload small per-peer arrays to the side an operation runs on; returns their addresses.
+  // Allocates nothing when reserve_peers made room for at least as many words.
+  int64_t* upload_peers(bool device, const std::vector<const std::vector<int64_t>*>& arrays);
+  // Room for `words` int64 in upload_peers' buffers (both sides), so that a later upload
+  // cannot fail; throws on OOM, like every allocation before an operation commits.
+  void reserve_peers(bool device, size_t words);
+};
+
+}  // namespace pvec::impl

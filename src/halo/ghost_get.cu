@@ -1,0 +1,299 @@
+// ghost_get: copies of the particles near this rank's subdomain, of any rank, appended as
+// ghosts (pvec_ghost_get). Runs on the host or the device mirrors with the same element
+// functions (halo/ghost_candidates.cuh, exchange/row_kernels.cuh).
+#include "halo/ghost_get.hpp"
+
+#include "backend/device.hpp"
+#include "backend/for_each.cuh"
+#include "common/clock.hpp"
+#include "common/dispatch.hpp"
+#include "backend/gather_rows.hpp"
+#include "common/error.hpp"
+#include "common/index_list.hpp"
+#include "decomp/band.hpp"
+#include "decomp/near_cells.hpp"
+#include "exchange/message_layout.hpp"
+#include "exchange/row_kernels.cuh"
+#include "exchange/row_table.cuh"
+#include "halo/ghost_candidates.cuh"
+#include "halo/ghost_near.cuh"
+#include "halo/plan_index.cuh"
+#include "primitives/primitives.hpp"
+#include "primitives/select_if.cuh"
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <vector>
+
+namespace pvec::impl {
+
+namespace {
+
+// Builds the plan of a ghost_get (which local particle goes to which rank, with which periodic
+// shift) from the positions: selects the particles near a subdomain boundary, counts their
+// candidates, places them and sorts them by destination rank; then exchanges the counts.
+// Collective. On failure the plan is kept but invalid (its buffers are reused).
+void build_plan(DistContext& ctx, GhostState& halo, bool device) {
+  ParticleSet& ps = ctx.ps;
+  const bool gpu = device && ps.cuda();
+  const Exec ex = ps.exec(device);
+  ScratchBuffer* side = ctx.ws.side(gpu);
+  const int P = ctx.comm.size(), me = ctx.comm.rank();
+  const int64_t n = ps.n_local();
+  // Keep the previous plan's buffers when it ran on the same side: no allocation in
+  // steady state.
+  std::unique_ptr<GhostPlan> plan = std::move(halo.plan);
+  if (!plan || plan->on_device != device) {
+    plan = std::make_unique<GhostPlan>();
+    MemKind kind = gpu ? MemKind::device : MemKind::host;
+    plan->src.set_kind(kind);
+    plan->peer.set_kind(kind);
+    plan->shift.set_kind(kind);
+  }
+  plan->on_device = device;
+  plan->valid = true;
+  plan->n_local = n;
+  // Particle indices in 4 bytes where they fit (the near list, the plan's sources).
+  const bool narrow = narrow_indices(n);
+  const int64_t ie = IndexList::elem_size(narrow);
+  plan->narrow_src = narrow;
+  // Select the particles near a subdomain boundary, count their candidates, place them,
+  // sort by destination rank.
+  int64_t total = 0;
+  try {
+    ctx.agree("pvec_ghost_get: building the plan", [&] {
+      with_pos_type(ctx.pos_dtype, [&](auto t) {
+        using T = decltype(t);
+        const T* pos = static_cast<const T*>(ps.column(0).mirror(device));
+        // The particles near a subdomain boundary.
+        const IndexList near{side[Workspace::kIndexB].ensure(std::max<int64_t>(n, 1) * ie), narrow};
+        // On the device, after a first plan, the host does not wait for the number of near
+        // particles: the count pass makes room for a few more than last time and reads the
+        // number on the device, and the synchronisation after the scan of the counts brings
+        // both numbers back. Only more near particles than room repeat the count and scan.
+        // The counts: [count per near particle (0 beyond them) | the total after the scan |
+        // near count].
+        const bool speculate = gpu && halo.near_hint >= 0;
+        int64_t nb = 0, room = 0;
+        int64_t* count = nullptr;
+        const int64_t* nb_dev = nullptr;
+        uint32_t* words = nullptr;
+        auto make_room = [&](int64_t r) {
+          room = r;
+          count = side[Workspace::kIndexA].ensure_as<int64_t>(room + 2);
+          // The count pass's records as cell words, for the fill pass (kKeysAlt is free
+          // until the sort after the fill).
+          words = side[Workspace::kKeysAlt].ensure_as<uint32_t>(std::max<int64_t>(room, 1));
+        };
+        with_dim(ctx.grid.dim, [&](auto D) {
+          GhostNear<T, D.value> f{inner_band<T, D.value>(ctx.grid, me, ctx.ghost_width), pos,
+                                  ps.capacity()};
+          // (the votes in kValsAlt, free until the sort after the fill)
+          if (speculate) {
+            make_room(std::min(n, halo.near_hint + halo.near_hint / 16 + 1024));
+            nb_dev = count + room + 1;
+            select_where_async(ex, n, f, near, side[Workspace::kValsAlt], side[Workspace::kTemp],
+                               count + room + 1);
+          } else {
+            nb = select_where(ex, n, f, near, side[Workspace::kValsAlt], side[Workspace::kTemp]);
+            make_room(nb);
+          }
+        });
+        int own[PVEC_MAX_DIM] = {0, 0, 0, 0};
+        ctx.grid.cells_of_rank(me, own);
+        // Count pass, then fill pass (into the output arrays), the dimension a template
+        // parameter.
+        auto candidates = [&](bool fill, int32_t* pe, IndexList sr, int32_t* sh, int64_t* packed) {
+          with_dim(ctx.grid.dim, [&](auto D) {
+            constexpr int DIM = D.value;
+            GhostCandidates<T, DIM> f{};
+            f.g = ctx.grid;
+            f.width = ctx.ghost_width;
+            f.me = me;
+            for (int d = 0; d < DIM; ++d) f.own[d] = own[d];
+            f.pos = pos;
+            f.cap = ps.capacity();
+            f.inner = inner_band<T, DIM>(ctx.grid, me, ctx.ghost_width);
+            f.peer = pe;
+            f.src = sr;
+            f.shift = sh;
+            f.packed = packed;
+            f.use_cells = near_cells<T, DIM>(ctx.grid, me, ctx.ghost_width, f.cells);
+            if (fill)
+              for_each(ex, nb, FillNear<T, DIM>{f, near, count, words});
+            else
+              for_each(ex, room + 1, CountNear<T, DIM>{f, near, count, words, room, nb_dev});
+          });
+        };
+        candidates(false, nullptr, IndexList{}, nullptr, nullptr);
+        total = exclusive_scan(ex, count, room, side[Workspace::kTemp], speculate ? &nb : nullptr);
+        if (nb > room) {  // more near particles than room: again, with room for all
+          make_room(nb);
+          nb_dev = nullptr;
+          candidates(false, nullptr, IndexList{}, nullptr, nullptr);
+          total = exclusive_scan(ex, count, room, side[Workspace::kTemp]);
+        }
+        if (gpu) halo.near_hint = nb;
+        const int64_t slots = std::max<int64_t>(total, 1);
+        const IndexList src_plan{plan->src.ensure(slots * ie), narrow};
+        int32_t* shift_plan = plan->shift.ensure_as<int32_t>(slots);
+        std::vector<int64_t> bounds(P + 1);
+        if (P == 1) {
+          // One destination: the entries are in plan order as the fill pass writes them,
+          // and need no peer array (plan_index).
+          candidates(true, nullptr, src_plan, shift_plan, nullptr);
+          bounds = {0, total};
+        } else {
+          // The fill pass writes the entries' peers and payloads into scratch (not kIndexB,
+          // kIndexA or kKeysAlt: it reads the near list, the offsets and the cell words from
+          // there; kSend and kRecv are free until the messages are made after the plan),
+          // and a stable sort by peer writes them in plan order. With narrow indices the
+          // payload is source and shift packed in one word (pack_entry), split after the
+          // sort; otherwise it is the entry's number, and source and shift are gathered by
+          // it.
+          int32_t* peer_plan = plan->peer.ensure_as<int32_t>(slots);
+          int32_t* peer = side[Workspace::kLabels].ensure_as<int32_t>(slots);
+          int64_t* sorted = side[Workspace::kValsAlt].ensure_as<int64_t>(slots);
+          if (narrow) {
+            int64_t* packed = side[Workspace::kSend].ensure_as<int64_t>(slots);
+            candidates(true, peer, IndexList{}, nullptr, packed);
+            sort_pairs_to(ex, peer, peer_plan, packed, sorted, total, P - 1,
+                          side[Workspace::kTemp]);
+            for_each(ex, total, UnpackEntries{sorted, src_plan, shift_plan});
+          } else {
+            const IndexList src{side[Workspace::kSend].ensure(slots * ie), narrow};
+            int32_t* shift = side[Workspace::kRecv].ensure_as<int32_t>(slots);
+            candidates(true, peer, src, shift, nullptr);
+            int64_t* ids = side[Workspace::kIndexA].ensure_as<int64_t>(slots);
+            for_each(ex, total, Iota{ids});
+            sort_pairs_to(ex, peer, peer_plan, ids, sorted, total, P - 1, side[Workspace::kTemp]);
+            gather_rows(ex, shift_plan, 0, shift, 0, sorted, total, 1, sizeof(int32_t));
+            gather_rows(ex, src_plan.data, 0, src.data, 0, sorted, total, 1, ie);
+          }
+          bucket_bounds(ex, peer_plan, total, P, bounds.data(), side[Workspace::kTemp]);
+        }
+        plan->send_counts.resize(P);
+        plan->send_first.resize(P);
+        for (int r = 0; r < P; ++r) {
+          plan->send_first[r] = bounds[r];
+          plan->send_counts[r] = bounds[r + 1] - bounds[r];
+        }
+      });
+    });
+  } catch (...) {
+    plan->valid = false;  // its buffers may be half rewritten; keep them for reuse
+    halo.plan = std::move(plan);
+    throw;
+  }
+  plan->n_send = total;
+  ctx.comm.exchange_counts(plan->send_counts, plan->recv_counts);
+  plan->recv_first.assign(P, 0);
+  plan->n_recv = 0;
+  for (int r = 0; r < P; ++r) {
+    plan->recv_first[r] = plan->n_recv;
+    plan->n_recv += plan->recv_counts[r];
+  }
+  halo.plan = std::move(plan);
+}
+
+// Sends the columns cols of the plan's entries to their ranks and appends what arrives as the
+// ghosts (own periodic images written in place). Collective.
+void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>& cols, bool device,
+                 Clock::time_point t_start) {
+  ParticleSet& ps = ctx.ps;
+  const bool gpu = device && ps.cuda();
+  const Exec ex = ps.exec(device);
+  ScratchBuffer* side = ctx.ws.side(gpu);
+  const int P = ctx.comm.size(), me = ctx.comm.rank();
+  const int64_t n = ps.n_local();
+
+  // The messages: this rank's own periodic images are in none (PackRows writes them straight
+  // into the ghost rows), so their blocks are empty.
+  MessageLayout layout(ps, cols);
+  std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
+  const int64_t send_total = layout.offsets(plan.send_counts, send_bytes, send_displs, me);
+  const int64_t recv_total = layout.offsets(plan.recv_counts, recv_bytes, recv_displs, me);
+  const bool ipc = ctx.prepare_exchange(device, recv_total);
+  char *sendbuf = nullptr, *recvbuf = nullptr;
+  int64_t* peers = nullptr;
+  ParticleSet::Reservation growth;
+  ctx.agree("pvec_ghost_get: making room", [&] {
+    sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
+    if (!ipc)
+      recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+    ctx.reserve_peers(device, 3 * P);  // as in map
+    growth = ps.reserve_growth(n + plan.n_recv);
+  });
+  ps.install_growth(growth);
+  const int64_t cap = ps.capacity();
+  const std::vector<RowTable> tables = row_tables(ps, layout, device, true, ctx.grid);
+  peers = ctx.upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts});
+  const BlockIndex at = plan_index(plan, peers, P, me, n);
+  with_pos_type(ctx.pos_dtype, [&](auto t) {  // shifting needs arithmetic in the position type
+    using T = decltype(t);
+    for (const RowTable& table : tables)
+      for_each(ex, plan.n_send,
+               PackRows<T>{table, at, sendbuf, plan.sources(),
+                           static_cast<const int32_t*>(plan.shift.data())});
+  });
+  ps.sync_stream();  // queued kernels belong to the compute time
+  ctx.stats.compute_seconds += seconds_since(t_start);
+  const char* got =
+      ctx.exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  auto t_unpack = Clock::now();
+  for (int r = 0; r < P; ++r) {
+    const int64_t k = plan.recv_counts[r];
+    if (recv_bytes[r] == 0) continue;  // nothing received (or this rank's own images)
+    for (size_t q = 0; q < layout.cols.size(); ++q) {
+      PropertyBuffer& c = ps.column(layout.cols[q]);
+      const size_t e = c.spec.elem_size;
+      copy_2d(static_cast<char*>(c.mirror(device)) + (n + plan.recv_first[r]) * e, c.row_bytes(cap),
+              got + recv_displs[r] + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, gpu,
+              ps.stream());
+    }
+  }
+  ps.sync_stream();
+  ps.set_sizes(n, plan.n_recv);
+  ctx.stats.particles_sent = plan.n_send;
+  ctx.stats.particles_received = plan.n_recv;
+  ctx.stats.particles_self = plan.send_counts[me];
+  ctx.stats.compute_seconds += seconds_since(t_unpack);
+}
+
+}  // namespace
+
+void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsigned flags) {
+  ctx.stats = OpStats{};
+  auto t_start = Clock::now();
+  const bool device = (flags & PVEC_ON_DEVICE) != 0;
+  const bool reuse = (flags & PVEC_GHOST_REUSE_PLAN) != 0;
+  const bool skip_pos = (flags & PVEC_GHOST_SKIP_POSITIONS) != 0;
+  ParticleSet& ps = ctx.ps;
+  const bool gpu = device && ps.cuda();
+  const Exec ex = ps.exec(device);
+  ScratchBuffer* side = ctx.ws.side(gpu);
+  const int P = ctx.comm.size(), me = ctx.comm.rank();
+  if (skip_pos && !reuse)
+    fail(PVEC_ERROR_INVALID_ARGUMENT,
+         "PVEC_GHOST_SKIP_POSITIONS needs PVEC_GHOST_REUSE_PLAN (positions decide the plan)");
+  if (reuse) {
+    // Every rank must agree that its plan is still valid, or none replays.
+    const GhostPlan* p = halo.plan.get();
+    const bool ok = p && p->valid && p->on_device == device && p->n_local == ps.n_local() &&
+                    (!skip_pos || ps.n_ghost() == p->n_recv);
+    if (ctx.comm.any(!ok))
+      fail(PVEC_ERROR_INVALID_ARGUMENT,
+           "PVEC_GHOST_REUSE_PLAN: no valid plan from a previous ghost_get on this side (the "
+           "particles changed, or the previous call ran on the other mirror)");
+  }
+  if (!skip_pos && std::find(cols.begin(), cols.end(), 0) == cols.end())
+    cols.insert(cols.begin(), 0);  // the positions travel once, listed or not
+  ps.sync_stream();
+  ps.flush_device();
+
+  if (!reuse) build_plan(ctx, halo, device);
+  send_ghosts(ctx, *halo.plan, cols, device, t_start);
+}
+
+}  // namespace pvec::impl

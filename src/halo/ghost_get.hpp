@@ -1,0 +1,18 @@
+// ghost_get: copies of the particles within the ghost width of this rank's subdomain, or of
+// its periodic images, appended after the local particles (pvec_ghost_get). Collective.
+#pragma once
+
+#include "exchange/dist_context.hpp"
+#include "halo/ghost_plan.hpp"
+
+#include <vector>
+
+namespace pvec::impl {
+
+// Replaces the ghosts by the particles the plan names, sending the columns cols (column 0,
+// the positions, is added unless PVEC_GHOST_SKIP_POSITIONS). Builds a new plan into halo from
+// the positions unless PVEC_GHOST_REUSE_PLAN, which every rank must be able to honour
+// (INVALID_ARGUMENT on every rank otherwise). Invalidates pointers when the vector grows.
+void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsigned flags);
+
+}  // namespace pvec::impl

@@ -1,0 +1,87 @@
+// ghost_put: ghost values back to the particles they copy, combined there (pvec_ghost_put).
+#include "halo/ghost_put.hpp"
+
+#include "backend/device.hpp"
+#include "backend/for_each.cuh"
+#include "common/clock.hpp"
+#include "common/dispatch.hpp"
+#include "common/error.hpp"
+#include "exchange/message_layout.hpp"
+#include "halo/plan_index.cuh"
+#include "halo/reduce_column.cuh"
+
+#include <vector>
+
+namespace pvec::impl {
+
+void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int>& cols,
+               pvec_reduce_op op, unsigned flags) {
+  ctx.stats = OpStats{};
+  auto t_start = Clock::now();
+  const bool device = (flags & PVEC_ON_DEVICE) != 0;
+  ParticleSet& ps = ctx.ps;
+  const bool gpu = device && ps.cuda();
+  const Exec ex = ps.exec(device);
+  ScratchBuffer* side = ctx.ws.side(gpu);
+  const int P = ctx.comm.size(), me = ctx.comm.rank();
+  const bool ok = plan_in && plan_in->valid && plan_in->on_device == device &&
+                  plan_in->n_local == ps.n_local() && ps.n_ghost() == plan_in->n_recv;
+  if (ctx.comm.any(!ok))
+    fail(PVEC_ERROR_INVALID_ARGUMENT,
+         "ghost_put needs the ghosts of a previous ghost_get on the same side (mirror), with "
+         "no particle added, removed or mapped since");
+  const GhostPlan& plan = *plan_in;
+  ps.sync_stream();
+  ps.flush_device();
+  const int64_t n = ps.n_local(), cap = ps.capacity();
+
+  // Ghost values go back to their sources: the reverse of ghost_get's exchange. The values of
+  // this rank's own images stay where they are: ReduceColumn reads them from the ghost rows.
+  MessageLayout layout(ps, cols);
+  std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
+  const int64_t send_total = layout.offsets(plan.recv_counts, send_bytes, send_displs, me);
+  const int64_t recv_total = layout.offsets(plan.send_counts, recv_bytes, recv_displs, me);
+  const bool ipc = ctx.prepare_exchange(device, recv_total);
+  char *sendbuf = nullptr, *recvbuf = nullptr;
+  int64_t* peers = nullptr;
+  ctx.agree("pvec_ghost_put: making room", [&] {
+    sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
+    if (!ipc)
+      recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+    peers = ctx.upload_peers(device, {&recv_displs, &plan.send_first, &plan.send_counts});
+  });
+  for (int r = 0; r < P; ++r) {
+    const int64_t k = plan.recv_counts[r];
+    if (send_bytes[r] == 0) continue;  // nothing to send (or this rank's own images)
+    for (size_t q = 0; q < layout.cols.size(); ++q) {
+      const PropertyBuffer& c = ps.column(layout.cols[q]);
+      const size_t e = c.spec.elem_size;
+      copy_2d(sendbuf + send_displs[r] + k * layout.col_prefix[q], k * e,
+              static_cast<const char*>(c.mirror(device)) + (n + plan.recv_first[r]) * e,
+              c.row_bytes(cap), k * e, c.spec.ncomp, gpu, ps.stream());
+    }
+  }
+  ps.sync_stream();  // queued kernels belong to the compute time
+  ctx.stats.compute_seconds += seconds_since(t_start);
+  // (ReduceColumn only reads the received blocks.)
+  char* got = const_cast<char*>(ctx.exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf,
+                                             recv_bytes, recv_displs));
+  auto t_reduce = Clock::now();
+  const BlockIndex at = plan_index(plan, peers, P, me, n);
+  for (size_t k = 0; k < layout.cols.size(); ++k) {
+    PropertyBuffer& c = ps.column(layout.cols[k]);
+    with_dtype(c.spec.dtype, [&](auto t) {
+      using T = decltype(t);
+      ReduceColumn<T> f{at,  got,          plan.sources(),       static_cast<T*>(c.mirror(device)),
+                        cap, c.spec.ncomp, layout.col_prefix[k], static_cast<int>(op)};
+      for_each(ex, plan.n_send, f);
+    });
+  }
+  ps.sync_stream();
+  ctx.stats.particles_sent = plan.n_recv;
+  ctx.stats.particles_received = plan.n_send;
+  ctx.stats.particles_self = plan.send_counts[me];
+  ctx.stats.compute_seconds += seconds_since(t_reduce);
+}
+
+}  // namespace pvec::impl

@@ -1,0 +1,201 @@
+#include "vector/dist_vector.hpp"
+
+#include "backend/device.hpp"
+#include "common/dtype.hpp"
+#include "common/error.hpp"
+#include "halo/ghost_get.hpp"
+#include "halo/ghost_put.hpp"
+#include "migrate/map.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <set>
+
+namespace pvec::impl {
+
+namespace {
+
+void validate(const pvec_vector_desc& d) {
+  if (d.struct_size < sizeof(pvec_vector_desc))
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "desc->struct_size is ", d.struct_size,
+         "; initialise the struct with PVEC_VECTOR_DESC_INIT or pvec_vector_desc_init");
+  if (d.dim < 1 || d.dim > PVEC_MAX_DIM)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "dim ", d.dim, " outside 1..", PVEC_MAX_DIM);
+  int pos_dtype;  // read as int: a C caller may have stored any value in the enum field
+  std::memcpy(&pos_dtype, &d.pos_dtype, sizeof pos_dtype);
+  if (pos_dtype != PVEC_FLOAT32 && pos_dtype != PVEC_FLOAT64)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "position dtype must be float32 or float64, not ",
+         dtype_name(pos_dtype), " (", pos_dtype, ")");
+  for (int k = 0; k < d.dim; ++k) {
+    if (!std::isfinite(d.domain_lo[k]) || !std::isfinite(d.domain_hi[k]) ||
+        !(d.domain_lo[k] < d.domain_hi[k]))
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "domain along dimension ", k, " is [", d.domain_lo[k], ", ",
+           d.domain_hi[k], "]: need finite lo < hi");
+    if (d.boundary[k] != PVEC_PERIODIC && d.boundary[k] != PVEC_NON_PERIODIC)
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "boundary ", d.boundary[k], " of dimension ", k,
+           " is neither PVEC_PERIODIC nor PVEC_NON_PERIODIC");
+  }
+  if (!std::isfinite(d.ghost_width) || d.ghost_width < 0)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "ghost width ", d.ghost_width, " must be finite and >= 0");
+  if (d.n_particles < 0)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "negative particle count ", d.n_particles);
+  if (d.placement != PVEC_PLACE_EVEN && d.placement != PVEC_PLACE_LOCAL)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "unknown placement ", d.placement);
+  if (d.backend != PVEC_BACKEND_AUTO && d.backend != PVEC_BACKEND_HOST &&
+      d.backend != PVEC_BACKEND_CUDA)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "unknown backend ", d.backend);
+  if (d.host_memory != PVEC_HOST_PINNED && d.host_memory != PVEC_HOST_PAGEABLE)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "unknown host memory kind ", d.host_memory);
+  if (d.has_comm != 0 && d.has_comm != 1)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "has_comm must be 0 or 1, not ", d.has_comm);
+}
+
+}  // namespace
+
+DistVector::DistVector(const pvec_vector_desc& d, const Schema& schema) : schema_(schema) {
+  validate(d);
+  bool cuda = false;
+  if (d.backend == PVEC_BACKEND_CUDA) {
+    if (device_count() == 0)
+      fail(PVEC_ERROR_NO_DEVICE,
+           "backend CUDA requested but no CUDA device is usable (or pvec was built without "
+           "CUDA)");
+    cuda = true;
+  } else if (d.backend == PVEC_BACKEND_AUTO) {
+    cuda = device_count() > 0;
+  }
+  pos_dtype_ = d.pos_dtype;
+  ghost_width_ = d.ghost_width;
+  grid_.dim = d.dim;
+  double lengths[PVEC_MAX_DIM];
+  for (int k = 0; k < d.dim; ++k) {
+    grid_.lo[k] = d.domain_lo[k];
+    grid_.hi[k] = d.domain_hi[k];
+    grid_.periodic[k] = d.boundary[k] == PVEC_PERIODIC;
+    lengths[k] = d.domain_hi[k] - d.domain_lo[k];
+  }
+  comm_ = std::make_unique<Communicator>(d.has_comm != 0, d.comm_f);
+  choose_grid_dims(comm_->size(), d.dim, lengths, grid_.dims);
+  grid_.set_cells();
+
+  int64_t n_local = d.n_particles;
+  if (d.placement == PVEC_PLACE_EVEN) {
+    int64_t p = comm_->size(), r = comm_->rank();
+    n_local = d.n_particles / p + (r < d.n_particles % p ? 1 : 0);
+  }
+  std::vector<PropertySpec> cols;
+  cols.push_back(position_spec(d.dim, d.pos_dtype));
+  for (const auto& p : schema_.props()) cols.push_back(p);
+  // Creation is collective: if one rank fails (say, out of memory), all report it.
+  std::string local_error;
+  pvec_status local_status = PVEC_SUCCESS;
+  try {
+    ps_ = std::make_unique<ParticleSet>(
+        std::move(cols), cuda,
+        d.host_memory == PVEC_HOST_PINNED && cuda ? MemKind::pinned : MemKind::host, n_local);
+  } catch (const Error& e) {
+    local_status = e.status();
+    local_error = e.what();
+  }
+  if (ps_) ws_.set_kinds(ps_->device_kind(), cuda ? ps_->host_kind() : MemKind::host);
+  if (comm_->any(local_status != PVEC_SUCCESS)) {
+    if (local_status != PVEC_SUCCESS) throw Error(local_status, local_error);
+    fail(PVEC_ERROR_MPI, "vector creation failed on another rank");
+  }
+  // Device messages through CUDA IPC where every rank can take part (decided together).
+  transport_ = std::make_unique<Transport>(*comm_, cuda);
+}
+
+DistVector::~DistVector() {
+  if (transport_) transport_->release();  // collective, like the destruction itself
+}
+
+int DistVector::column_of(int prop) const {
+  if (prop == PVEC_POS) return 0;
+  if (prop < 0 || prop >= schema_.count())
+    fail(PVEC_ERROR_OUT_OF_RANGE, "property ", prop, " out of range: vector has ", schema_.count(),
+         " properties (and PVEC_POS = -1 for positions)");
+  return prop + 1;
+}
+
+std::vector<int> DistVector::columns_of(const int* props, int nprops, bool positions_if_all) const {
+  std::vector<int> cols;
+  if (props == nullptr) {
+    for (int k = positions_if_all ? 0 : 1; k < ps_->column_count(); ++k) cols.push_back(k);
+    return cols;
+  }
+  if (nprops < 0) fail(PVEC_ERROR_INVALID_ARGUMENT, "nprops is negative (", nprops, ")");
+  std::set<int> seen;
+  for (int k = 0; k < nprops; ++k) {
+    int c = column_of(props[k]);
+    if (!seen.insert(c).second)
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "property ", props[k], " listed twice");
+    cols.push_back(c);
+  }
+  return cols;
+}
+
+void DistVector::subdomain(int rank, double* lo, double* hi) const {
+  grid_.subdomain(rank, lo, hi);
+}
+
+int DistVector::owner_rank(const double* x) const {
+  for (int d = 0; d < grid_.dim; ++d)
+    if (!grid_.inside(d, x[d]))
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "coordinate ", d, " = ", x[d],
+           std::isfinite(x[d]) ? " is outside the non-periodic domain" : " is not finite");
+  return grid_.owner(x);
+}
+
+void DistVector::forget_ghost_plan() { halo_.forget(); }
+
+void DistVector::reserve(int64_t n) {
+  ps_->reserve(n);
+  forget_ghost_plan();
+}
+
+void DistVector::resize(int64_t n) {
+  ps_->resize(n);
+  forget_ghost_plan();
+}
+
+int64_t DistVector::append(int64_t k) {
+  const int64_t first = ps_->append(k);
+  forget_ghost_plan();
+  return first;
+}
+
+void DistVector::remove(const int64_t* indices, int64_t count) {
+  ps_->remove(indices, count);
+  forget_ghost_plan();
+}
+
+void DistVector::shrink_to_fit() {
+  ps_->shrink_to_fit();
+  forget_ghost_plan();
+}
+
+DistContext DistVector::context() {
+  return DistContext{*ps_, grid_, pos_dtype_, ghost_width_, *comm_, *transport_, ws_, stats_};
+}
+
+int64_t DistVector::map(unsigned flags) {
+  DistContext ctx = context();
+  const int64_t removed = impl::map(ctx, flags);
+  forget_ghost_plan();
+  return removed;
+}
+
+void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
+  std::vector<int> cols = columns_of(props, nprops, false);
+  DistContext ctx = context();
+  impl::ghost_get(ctx, halo_, std::move(cols), flags);
+}
+
+void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags) {
+  const std::vector<int> cols = columns_of(props, nprops, false);
+  DistContext ctx = context();
+  impl::ghost_put(ctx, halo_.plan.get(), cols, op, flags);
+}
+
+}  // namespace pvec::impl

@@ -1,0 +1,86 @@
+// DistVector: what a pvec_vector_t handle refers to. One rank's ParticleSet, the
+// communicator, the decomposition of the domain, and the plans of map and ghost exchange.
+#pragma once
+
+#include "comm/communicator.hpp"
+#include "comm/op_stats.hpp"
+#include "comm/transport.hpp"
+#include "decomp/cartesian_grid.hpp"
+#include "exchange/dist_context.hpp"
+#include "halo/ghost_plan.hpp"
+#include "memory/workspace.hpp"
+#include "particles/particle_set.hpp"
+#include "particles/schema.hpp"
+
+#include <pvec.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pvec::impl {
+
+class DistVector {
+ public:
+  // Validates desc; collective over the communicator.
+  DistVector(const pvec_vector_desc& desc, const Schema& schema);
+  ~DistVector();
+
+  int dim() const { return grid_.dim; }
+  pvec_dtype pos_dtype() const { return pos_dtype_; }
+  const CartGrid& grid() const { return grid_; }
+  double ghost_width() const { return ghost_width_; }
+  const Schema& schema() const { return schema_; }
+  // Read-only: every change of the particles goes through the methods below, which keep the
+  // plans consistent (the ghost plan is forgotten when the local particles change).
+  const ParticleSet& particles() const { return *ps_; }
+  // Transfers and pointer getters need the mirrors themselves (flush, copy); they change no
+  // particle and so no plan.
+  ParticleSet& mirrors() { return *ps_; }
+
+  // Growth and removal (pvec_reserve, pvec_resize, pvec_append, pvec_remove,
+  // pvec_shrink_to_fit): drop the ghosts and the ghost plan.
+  void reserve(int64_t n);
+  void resize(int64_t n);
+  int64_t append(int64_t k);
+  void remove(const int64_t* indices, int64_t count);
+  void shrink_to_fit();
+  const Communicator& comm() const { return *comm_; }
+
+  // Column of property prop (PVEC_POS for positions); throws OUT_OF_RANGE.
+  int column_of(int prop) const;
+  // Columns for a property list; NULL means all columns. Throws on a bad or repeated entry.
+  std::vector<int> columns_of(const int* props, int nprops, bool positions_if_all) const;
+  const std::string& name_of(int column) const { return ps_->column(column).spec.name; }
+
+  void subdomain(int rank, double* lo, double* hi) const;
+  int owner_rank(const double* x) const;
+
+  // Distribution: migrate/map, halo/ghost_get, halo/ghost_put.
+  int64_t map(unsigned flags);
+  void ghost_get(const int* props, int nprops, unsigned flags);
+  void ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags);
+  // Any change of local particles invalidates the ghost plan.
+  void forget_ghost_plan();
+
+  // Figures of the last map / ghost_get / ghost_put, for benchmarks.
+  const OpStats& last_stats() const { return stats_; }
+
+ private:
+  DistContext context();
+
+  CartGrid grid_;
+  pvec_dtype pos_dtype_;
+  double ghost_width_ = 0;
+  Schema schema_;
+  std::unique_ptr<Communicator> comm_;
+  std::unique_ptr<ParticleSet> ps_;
+  // How messages travel (its CUDA IPC buffers are released collectively by ~DistVector).
+  // Declared after comm_, destroyed before.
+  std::unique_ptr<Transport> transport_;
+  GhostState halo_;
+  Workspace ws_;
+  OpStats stats_;
+};
+
+}  // namespace pvec::impl

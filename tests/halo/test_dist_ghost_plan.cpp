@@ -1,0 +1,203 @@
+// Proves the ghost plan rules. PVEC_GHOST_REUSE_PLAN replays the previous ghost_get: the
+// same ghosts in the same slots, with the listed properties' current values (the list may
+// differ from the first call's). PVEC_GHOST_SKIP_POSITIONS (with REUSE_PLAN) leaves the
+// ghosts' positions as they are and sends fewer bytes. Without a valid plan (never made,
+// after map, after append or remove on one rank only, SKIP_POSITIONS without REUSE_PLAN)
+// ghost_get and ghost_put fail with INVALID_ARGUMENT on every rank and change nothing, and a
+// plain ghost_get then works again. On the host and the device path.
+#include "dist_util.hpp"
+
+#include <algorithm>
+
+using namespace dist;
+
+namespace {
+
+// Slot-by-slot view of the ghosts: ids and coordinates in storage order.
+struct Slots {
+  std::vector<int64_t> ids;
+  std::vector<double> xs;
+};
+
+Slots slots(pvec_vector_t v, const Props& p) {
+  const int dim = dim_of(v);
+  const int64_t n = n_local(v), g = n_ghost(v);
+  Column idc = column(v, p.id), pos = column(v, PVEC_POS);
+  Slots s;
+  for (int64_t j = n; j < n + g; ++j) {
+    s.ids.push_back(static_cast<int64_t>(idc.bits(j, 0)));
+    for (int d = 0; d < dim; ++d) s.xs.push_back(get_pos(pos, j, d));
+  }
+  return s;
+}
+
+int64_t bytes_sent(pvec_vector_t v) { return op_stats(v).bytes_sent; }
+
+pvec_status ghost_get(pvec_vector_t v, Path path, const std::vector<int>& props, unsigned flags,
+                      Failures& f, std::string* err = nullptr) {
+  return run_on(
+      v, path,
+      [&](unsigned fl) {
+        return pvec_ghost_get(v, props.empty() ? nullptr : props.data(),
+                              static_cast<int>(props.size()), flags | fl);
+      },
+      f, err);
+}
+
+// A call that must fail with INVALID_ARGUMENT on every rank and leave the vector (both
+// mirrors, sizes, capacity, generation) as it was.
+void expect_rejected(pvec_vector_t v, Path path, const std::function<pvec_status(unsigned)>& op,
+                     const char* what) {
+  Failures f;
+  const Snapshot before = snapshot(v);
+  std::string err;
+  const pvec_status st = run_on(v, path, op, f, &err);
+  INFO(what << " on the " << name_of(path) << " path: status " << st << ": " << err);
+  DIST_REQUIRE(st == PVEC_ERROR_INVALID_ARGUMENT);
+  if (err.empty()) f.add("no error message");
+  const Snapshot after = snapshot(v);
+  if (after.n_local != before.n_local || after.n_ghost != before.n_ghost ||
+      after.capacity != before.capacity || after.generation != before.generation)
+    f.addf("sizes/capacity/generation changed: ", before.n_local, "+", before.n_ghost, "/",
+           before.capacity, "/", before.generation, " -> ", after.n_local, "+", after.n_ghost, "/",
+           after.capacity, "/", after.generation);
+  else if (!compare_rows(before, after, before.rows()).empty())
+    f.add(std::string("values changed: ") + compare_rows(before, after, before.rows()));
+  f.require(what);
+}
+
+void check_reference(pvec_vector_t v, const Props& p, const Setup& s, Failures& f) {
+  const Decomp dc = decomposition(v);
+  const AllParticles all = gather_particles(v, p);
+  compare_ghosts(reference_ghosts(dc, s.pos, s.width, all, rank()), actual_ghosts(v, p), s.dim, f);
+}
+
+void run(const Setup& s, Path path) {
+  CAPTURE(s.dim, pvec_dtype_name(s.pos), s.width, name_of(path));
+  Props p;
+  pvec_vector_t v = make_mapped(s, &p);
+  const unsigned reuse = PVEC_GHOST_REUSE_PLAN;
+  const unsigned skip = PVEC_GHOST_SKIP_POSITIONS;
+  auto get = [&](std::vector<int> props, unsigned flags) {
+    return [=](unsigned fl) {
+      return pvec_ghost_get(v, props.empty() ? nullptr : props.data(),
+                            static_cast<int>(props.size()), flags | fl);
+    };
+  };
+  auto put = [&](unsigned fl) { return pvec_ghost_put(v, &p.i32, 1, PVEC_REDUCE_ADD, fl); };
+
+  // No plan yet (the vector was just mapped).
+  expect_rejected(v, path, get({}, reuse), "REUSE_PLAN before any ghost_get");
+  expect_rejected(v, path, get({}, reuse | skip), "REUSE_PLAN|SKIP_POSITIONS before ghost_get");
+  expect_rejected(v, path, put, "ghost_put before any ghost_get");
+  expect_rejected(v, path, get({}, skip), "SKIP_POSITIONS without REUSE_PLAN");
+
+  Failures f;
+  DIST_REQUIRE(ghost_get(v, path, {}, 0, f) == PVEC_SUCCESS);
+  check_reference(v, p, s, f);
+  f.require("first ghost_get");
+  const Slots first = slots(v, p);
+  DIST_REQUIRE(sum(static_cast<int64_t>(first.ids.size())) > 0);
+  expect_rejected(v, path, get({}, skip), "SKIP_POSITIONS without REUSE_PLAN, with a plan");
+
+  // Replay with new values and another property list: same slots, new values.
+  const int64_t n = n_local(v);
+  fill_values(v, p, 0, n, s.seed + 1);
+  const std::vector<int> some = {p.id, p.f64, p.t23};
+  DIST_REQUIRE(ghost_get(v, path, some, reuse, f) == PVEC_SUCCESS);
+  const int64_t with_positions = bytes_sent(v);
+  Slots again = slots(v, p);
+  if (again.ids != first.ids) f.add("REUSE_PLAN put the ghosts in other slots");
+  if (again.xs != first.xs) f.add("REUSE_PLAN changed the ghosts' positions");
+  const int64_t g = n_ghost(v);
+  check_values(v, p, n, n + g, s.seed + 1, f, &some);
+  f.require("REUSE_PLAN");
+
+  // Skip positions: poisoned ghost positions stay poisoned (they were not resent).
+  fill_values(v, p, 0, n, s.seed + 2);
+  {
+    Column pos = column(v, PVEC_POS);
+    for (int64_t j = n; j < n + g; ++j)
+      for (int d = 0; d < s.dim; ++d) set_pos(pos, j, d, 1000.0 + static_cast<double>(j));
+  }
+  DIST_REQUIRE(ghost_get(v, path, some, reuse | skip, f) == PVEC_SUCCESS);
+  const int64_t without_positions = bytes_sent(v);
+  again = slots(v, p);
+  if (again.ids != first.ids) f.add("SKIP_POSITIONS put the ghosts in other slots");
+  for (size_t j = 0; j < again.xs.size(); ++j)
+    if (again.xs[j] != 1000.0 + static_cast<double>(n + static_cast<int64_t>(j) / s.dim)) {
+      f.addf("SKIP_POSITIONS changed ghost ", j / s.dim, "'s position to ", again.xs[j]);
+      break;
+    }
+  check_values(v, p, n, n + g, s.seed + 2, f, &some);
+  // (A rank that sends no ghost entries sends no bytes either way.)
+  if (with_positions == 0 ? without_positions != 0 : without_positions >= with_positions)
+    f.addf("bytes sent with SKIP_POSITIONS ", without_positions, ", with positions ",
+           with_positions);
+  // Replaying with positions repairs them.
+  DIST_REQUIRE(ghost_get(v, path, some, reuse, f) == PVEC_SUCCESS);
+  again = slots(v, p);
+  if (again.ids != first.ids || again.xs != first.xs)
+    f.add("REUSE_PLAN after SKIP_POSITIONS did not restore the positions");
+  f.require("SKIP_POSITIONS");
+
+  // ghost_put uses the replayed plan.
+  DIST_REQUIRE(run_on(v, path, put, f) == PVEC_SUCCESS);
+  f.require("ghost_put after REUSE_PLAN");
+
+  // map forgets the plan.
+  DIST_REQUIRE(run_on(
+                   v, path, [&](unsigned fl) { return pvec_map(v, fl, nullptr); }, f) ==
+               PVEC_SUCCESS);
+  f.require("map");
+  expect_rejected(v, path, get({}, reuse), "REUSE_PLAN after map");
+  expect_rejected(v, path, put, "ghost_put after map");
+
+  // A change on one rank only invalidates the plan on every rank, even when the local size
+  // is back to what it was (append then remove).
+  DIST_REQUIRE(ghost_get(v, path, {}, 0, f) == PVEC_SUCCESS);
+  f.require("ghost_get after map");
+  const bool last = rank() == size() - 1;
+  int64_t at = -1;
+  if (last) DIST_OK(pvec_append(v, 1, &at));
+  if (!last) DIST_OK(pvec_size(v, &at));  // keeps the collective check in step
+  expect_rejected(v, path, get({}, reuse), "REUSE_PLAN after append on the last rank");
+  if (last) {
+    DIST_OK(pvec_remove(v, &at, 1));
+  } else {
+    DIST_OK(pvec_size(v, &at));
+  }
+  expect_rejected(v, path, get({}, reuse), "REUSE_PLAN after append and remove on one rank");
+  expect_rejected(v, path, put, "ghost_put after append and remove on one rank");
+
+  // A plain ghost_get works again.
+  DIST_REQUIRE(ghost_get(v, path, {}, 0, f) == PVEC_SUCCESS);
+  check_reference(v, p, s, f);
+  f.require("ghost_get after the rejected calls");
+  DIST_OK(pvec_vector_destroy(v));
+}
+
+}  // namespace
+
+TEST_CASE("ghost plan reuse, skipped positions and invalidation", "[dist][ghost]") {
+  Setup a;
+  a.dim = 2;
+  a.pos = PVEC_FLOAT64;
+  a.periodic[0] = 1;
+  a.periodic[1] = 1;
+  a.width = 0.3;
+  a.n_per_rank = 120;
+  a.seed = 501;
+  Setup b;
+  b.dim = 3;
+  b.pos = PVEC_FLOAT32;
+  b.periodic[1] = 1;
+  b.width = 0.25;
+  b.n_per_rank = 120;
+  b.edge_fraction = 0;  // float32 reference checks away from rounding edges
+  b.seed = 502;
+  for (Path path : {Path::host, Path::device}) {
+    run(a, path);
+    run(b, path);
+  }
+}

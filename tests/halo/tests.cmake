@@ -1,0 +1,20 @@
+# ghost_get, ghost_put and the ghost plan at 1-4 ranks on the host and the device path, against
+# brute-force references; white-box tests of the candidate count and of wide index lists.
+set(_here ${CMAKE_CURRENT_LIST_DIR})
+pvec_add_dist_test(ghost_get ${_here}/test_dist_ghost_get.cpp)
+pvec_add_dist_test(ghost_put ${_here}/test_dist_ghost_put.cpp)
+pvec_add_dist_test(ghost_plan ${_here}/test_dist_ghost_plan.cpp)
+pvec_add_dist_staged(ghost_get)
+pvec_add_dist_staged(ghost_put)
+
+# White-box: ghost_get's candidate count pass, fast path against general path (serial; the
+# functor is header-only, so only pvec's source headers are needed).
+pvec_add_test(dist_ghost_candidates SOURCES ${_here}/test_ghost_candidates.cpp LABELS dist)
+target_include_directories(dist_ghost_candidates PRIVATE ${PROJECT_SOURCE_DIR}/src)
+
+# The ghost tests with every index list of ghost_get int64 (the path of ranks with more than
+# 2^31 particles, narrow otherwise), forced at small sizes.
+pvec_add_dist_whitebox(dist_ghost_wide ${_here}/force_wide_indices.cpp "1;2;3"
+                       ${_here}/test_dist_ghost_get.cpp ${_here}/test_dist_ghost_put.cpp
+                       ${_here}/test_dist_ghost_plan.cpp)
+unset(_here)
