@@ -231,5 +231,4 @@ Mismatch device_mismatch_all_via_copy(pvec_vector_t v, int salt, int64_t i0, int
   return host_mismatch_all(v, salt, i0, i1);
 }
 
-
 }  // namespace capi
