@@ -268,6 +268,46 @@ def load(path):
     return desc
 
 
+def c_signature(f):
+    params = ", ".join("%s %s" % (p["type"], p["name"]) for p in f["params"]) or "void"
+    return "%s %s(%s)" % (f["return"], f["name"], params)
+
+
+def entry_differences(kind, a, b, new_name, old_name):
+    """What differs inside one entry: its fields, enumerators or parameters, by name."""
+    name = a["name"]
+    if kind == "function":
+        head = "function %s: %d parameters in %s, %d in %s" % (
+            name, len(a["params"]), new_name, len(b["params"]), old_name)
+        if len(a["params"]) == len(b["params"]):
+            head = "function %s: the signature differs" % name
+        return ["%s\n    %s: %s\n    %s: %s" % (head, new_name, c_signature(a), old_name,
+                                               c_signature(b))]
+    sub = {"struct": "fields", "enum": "values"}.get(kind)
+    out = []
+    if sub:
+        x = {e["name"]: e for e in a[sub]}
+        y = {e["name"]: e for e in b[sub]}
+        for n in x:
+            if n not in y:
+                out.append("%s %s: %s in %s, missing from %s" % (kind, name, n, new_name,
+                                                                 old_name))
+            elif x[n] != y[n]:
+                out.append("%s %s: %s is %s in %s, %s in %s" % (
+                    kind, name, n, json.dumps(x[n]), new_name, json.dumps(y[n]), old_name))
+        for n in y:
+            if n not in x:
+                out.append("%s %s: %s in %s, not in %s" % (kind, name, n, old_name, new_name))
+        if not out and list(x) != list(y):
+            out.append("%s %s: the order of its %s differs" % (kind, name, sub))
+        rest_a = {k: v for k, v in a.items() if k != sub}
+        rest_b = {k: v for k, v in b.items() if k != sub}
+        if rest_a == rest_b:
+            return out
+    return out + ["%s %s differs:\n    %s: %s\n    %s: %s" % (
+        kind, name, new_name, json.dumps(a), old_name, json.dumps(b))]
+
+
 def differences(new, old, new_name="pvec.h", old_name="abi/pvec_abi.json"):
     """Named differences between two descriptions ([] when equal)."""
     out = []
@@ -280,8 +320,7 @@ def differences(new, old, new_name="pvec.h", old_name="abi/pvec_abi.json"):
             if name not in b:
                 out.append("%s %s: in %s, missing from %s" % (kind, name, new_name, old_name))
             elif a[name] != b[name]:
-                out.append("%s %s differs:\n    %s: %s\n    %s: %s" % (
-                    kind, name, new_name, json.dumps(a[name]), old_name, json.dumps(b[name])))
+                out += entry_differences(kind, a[name], b[name], new_name, old_name)
         for name in b:
             if name not in a:
                 out.append("%s %s: in %s, not in %s" % (kind, name, old_name, new_name))

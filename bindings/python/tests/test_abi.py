@@ -113,7 +113,9 @@ def same_ctype(a, b):
 
 
 def report(problems):
-    assert not problems, "capi.py does not follow pvec.h:\n  " + "\n  ".join(problems)
+    if problems:
+        pytest.fail("capi.py does not follow pvec.h:\n  " + "\n  ".join(problems),
+                    pytrace=False)
 
 
 # ---- Functions ----------------------------------------------------------------------------
