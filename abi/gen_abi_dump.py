@@ -116,7 +116,8 @@ int64_t pvec_abi_enum_size(int i, int* ok) { return value_at(enum_sizes, N(enum_
 #ifdef PVEC_ABI_DUMP_MAIN
 static void values(const char* key, const abi_value* t, int n, int last) {
   printf(" \\"%s\\": {", key);
-  for (int i = 0; i < n; ++i) printf("%s\\"%s\\": %lld", i ? ", " : "", t[i].name, (long long)t[i].value);
+  for (int i = 0; i < n; ++i)
+    printf("%s\\"%s\\": %lld", i ? ", " : "", t[i].name, (long long)t[i].value);
   printf("}%s\\n", last ? "" : ",");
 }
 
