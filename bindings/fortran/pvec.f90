@@ -74,6 +74,13 @@ module pvec
   !> Property index naming the positions.
   integer(c_int), parameter, public :: PVEC_POS = -1
 
+  ! ---- Sizes of the first two layouts of pvec_op_stats -------------------------------------------
+  !> The smallest struct_size pvec_last_op_stats accepts (without particles_self), and the size
+  !> with particles_self but without transport.
+  integer(c_size_t), parameter, public :: PVEC_OP_STATS_SIZE_V1 = &
+                                          storage_size(0_c_size_t)/8 + 2*8 + 4*8
+  integer(c_size_t), parameter, public :: PVEC_OP_STATS_SIZE_V2 = PVEC_OP_STATS_SIZE_V1 + 8
+
   ! ---- pvec_boundary, pvec_backend, pvec_host_memory, pvec_placement -----------------------------
   integer(c_int), parameter, public :: PVEC_NON_PERIODIC = 0
   integer(c_int), parameter, public :: PVEC_PERIODIC = 1

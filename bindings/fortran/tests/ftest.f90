@@ -7,25 +7,8 @@ module ftest
   implicit none
   private
   public :: check, check_status, addr, c_read, c_write
-  public :: pvec_ftest_sizeof, pvec_ftest_offsetof, pvec_ftest_constant
 
   interface
-    function pvec_ftest_sizeof(which) result(r) bind(C, name='pvec_ftest_sizeof')
-      import :: c_int, c_size_t
-      integer(c_int), value :: which
-      integer(c_size_t) :: r
-    end function
-    function pvec_ftest_offsetof(which, field) result(r) bind(C, name='pvec_ftest_offsetof')
-      import :: c_int, c_int64_t
-      integer(c_int), value :: which, field
-      integer(c_int64_t) :: r
-    end function
-    function pvec_ftest_constant(i, ok) result(r) bind(C, name='pvec_ftest_constant')
-      import :: c_int, c_int64_t
-      integer(c_int), value :: i
-      integer(c_int), intent(out) :: ok
-      integer(c_int64_t) :: r
-    end function
     function ftest_read(vec, prop, i, c, ok) result(r) bind(C, name='pvec_ftest_read')
       import :: c_ptr, c_int, c_int64_t, c_double
       type(c_ptr), value :: vec

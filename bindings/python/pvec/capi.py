@@ -1,5 +1,8 @@
 """ctypes declaration of the whole C ABI of include/pvec.h.
 
+tests/test_abi.py checks every name, type, value and offset here against the ABI
+description abi/pvec_abi.json (see abi/README.md) and the C dumper generated from it.
+
 Everything here mirrors pvec.h one to one: the constants, the enums (as IntEnum), the
 extensible structs (VectorDesc, Layout, MemoryStats, OpStats, field for field) and a prototype for
 every exported function. The Pythonic layer (pvec._vector, pvec._views) only calls the
@@ -29,6 +32,10 @@ MAX_RANK = 2
 MAX_NAME = 63
 MAX_DIM = 4
 POS = -1
+# Sizes of the first and second layouts of pvec_op_stats (the smallest struct_size that
+# pvec_last_op_stats accepts; the size without transport).
+OP_STATS_SIZE_V1 = ctypes.sizeof(ctypes.c_size_t) + 2 * 8 + 4 * 8
+OP_STATS_SIZE_V2 = OP_STATS_SIZE_V1 + 8
 
 
 class Status(enum.IntEnum):

@@ -1,5 +1,11 @@
-"""The ctypes declarations match include/pvec.h: every function, enum value, constant and
-struct field (offsets and sizes from a C program compiled against the header)."""
+"""The ctypes declarations of pvec/capi.py match the C ABI: every function (arity and ctypes
+types), enum value, constant and struct field (names, types, offsets and sizes).
+
+The reference is the ABI description abi/pvec_abi.json (parsed from include/pvec.h; the test
+abi_description keeps it current) and, for what only a compiler knows, the output of the C
+dumper generated from it (PVEC_ABI_DUMP, built by abi/CMakeLists.txt). Every failure names
+the entry that differs, e.g. "pvec_layout.foo: in pvec.h, missing from capi.py".
+"""
 
 import ctypes
 import json
@@ -14,34 +20,134 @@ from pvec import capi
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.environ.get("PVEC_SOURCE_DIR", os.path.join(HERE, "..", "..", ".."))
-HEADER = os.path.join(SOURCE_DIR, "include", "pvec.h")
+ABI_JSON = os.path.join(SOURCE_DIR, "abi", "pvec_abi.json")
+
+# Where each enum of pvec.h lives in capi.py, and the prefix its value names lose there
+# (PVEC_ERROR_INVALID_HANDLE is Status.INVALID_HANDLE). An anonymous enum is named by its
+# first value, as in the description.
+ENUMS = {
+    "pvec_status": (capi.Status, r"PVEC_(ERROR_)?"),
+    "pvec_dtype": (capi.DType, r"PVEC_"),
+    "pvec_boundary": (capi.Boundary, r"PVEC_"),
+    "pvec_backend": (capi.Backend, r"PVEC_BACKEND_"),
+    "pvec_host_memory": (capi.HostMemory, r"PVEC_HOST_"),
+    "pvec_placement": (capi.Placement, r"PVEC_PLACE_"),
+    "enum PVEC_ON_DEVICE": (capi.Flags, r"PVEC_"),
+    "pvec_reduce_op": (capi.ReduceOp, r"PVEC_REDUCE_"),
+    "pvec_transport": (capi.Transport, r"PVEC_TRANSPORT_"),
+}
+# Members of the Python enums that are not values of the header.
+PYTHON_ONLY_MEMBERS = {capi.Flags: {"NONE"}}  # Python's empty set of flags
+
+STRUCTS = {
+    "pvec_vector_desc": capi.VectorDesc,
+    "pvec_layout": capi.Layout,
+    "pvec_memory_stats": capi.MemoryStats,
+    "pvec_op_stats": capi.OpStats,
+}
+
+# C scalar types of pvec.h -> (ctypes type, how capi.py may spell it).
+CTYPES = {
+    "int": (ctypes.c_int, "ctypes.c_int"),
+    "unsigned": (ctypes.c_uint, "ctypes.c_uint"),
+    "unsigned int": (ctypes.c_uint, "ctypes.c_uint"),
+    "int32_t": (ctypes.c_int32, "ctypes.c_int32"),
+    "uint32_t": (ctypes.c_uint32, "ctypes.c_uint32"),
+    "int64_t": (ctypes.c_int64, "ctypes.c_int64"),
+    "uint64_t": (ctypes.c_uint64, "ctypes.c_uint64"),
+    "size_t": (ctypes.c_size_t, "ctypes.c_size_t"),
+    "double": (ctypes.c_double, "ctypes.c_double"),
+    "float": (ctypes.c_float, "ctypes.c_float"),
+    "char*": (ctypes.c_char_p, "ctypes.c_char_p"),
+    "void*": (ctypes.c_void_p, "ctypes.c_void_p"),
+}
 
 
 @pytest.fixture(scope="module")
-def header():
-    with open(HEADER) as f:
-        text = f.read()
-    # Drop comments so that prose cannot look like declarations.
-    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
-    return re.sub(r"//[^\n]*", "", text)
+def abi():
+    with open(ABI_JSON) as f:
+        return json.load(f)
 
 
-def header_functions(header):
-    """{name: number of parameters} of every PVEC_API function."""
-    out = {}
-    for m in re.finditer(r"PVEC_API\s+[^;{]*?\b(pvec_\w+)\s*\(([^)]*)\)\s*;", header):
-        params = m.group(2).strip()
-        out[m.group(1)] = 0 if params in ("", "void") else params.count(",") + 1
-    return out
+@pytest.fixture(scope="module")
+def abi_dump():
+    exe = os.environ.get("PVEC_ABI_DUMP")
+    if not exe:
+        pytest.skip("PVEC_ABI_DUMP not set (run through CTest)")
+    return json.loads(subprocess.check_output([exe]).decode())
 
 
-def test_every_header_function_is_bound(header):
-    funcs = header_functions(header)
-    assert len(funcs) > 50, "header parse found too few functions"
-    assert sorted(set(funcs) - set(capi.PROTOTYPES)) == []
-    assert sorted(set(capi.PROTOTYPES) - set(funcs)) == []
-    for name, count in funcs.items():
-        assert len(capi.PROTOTYPES[name][1]) == count, name
+def expected_ctype(abi, ctype):
+    """(ctypes type, spelling) that capi.py must use for the C type (const ignored)."""
+    t = re.sub(r"\bconst\s*", "", ctype).strip()
+    if t in CTYPES:
+        return CTYPES[t]
+    if t in STRUCTS:
+        return STRUCTS[t], STRUCTS[t].__name__
+    if t in {e["name"] for e in abi["enums"] if e["typedef"]}:
+        return ctypes.c_int, "ctypes.c_int"  # enums are int-sized (checked against C below)
+    if t in {h["name"] for h in abi["handles"]}:
+        return ctypes.c_void_p, "ctypes.c_void_p"
+    if t.endswith("*"):
+        inner, spelled = expected_ctype(abi, t[:-1])
+        return ctypes.POINTER(inner), "ctypes.POINTER(%s)" % spelled
+    raise KeyError("no ctypes type for the C type %r (extend CTYPES in test_abi.py)" % ctype)
+
+
+def spelled(t):
+    if isinstance(t, type) and issubclass(t, ctypes._Pointer):
+        return "POINTER(%s)" % spelled(t._type_)
+    if isinstance(t, type) and issubclass(t, ctypes.Array):
+        return "%s * %d" % (spelled(t._type_), t._length_)
+    return getattr(t, "__name__", repr(t))
+
+
+def same_ctype(a, b):
+    if isinstance(a, type) and issubclass(a, ctypes.Array):
+        return (isinstance(b, type) and issubclass(b, ctypes.Array)
+                and a._length_ == b._length_ and same_ctype(a._type_, b._type_))
+    if isinstance(a, type) and issubclass(a, ctypes._Pointer):
+        return (isinstance(b, type) and issubclass(b, ctypes._Pointer)
+                and same_ctype(a._type_, b._type_))
+    return a is b
+
+
+def report(problems):
+    if problems:
+        pytest.fail("capi.py does not follow pvec.h:\n  " + "\n  ".join(problems),
+                    pytrace=False)
+
+
+# ---- Functions ----------------------------------------------------------------------------
+def test_every_header_function_is_bound(abi):
+    funcs = {f["name"]: f for f in abi["functions"]}
+    assert len(funcs) > 50, "the ABI description has too few functions"
+    problems = []
+    for name, f in funcs.items():
+        if name not in capi.PROTOTYPES:
+            ret = expected_ctype(abi, f["return"])[1]
+            args = ", ".join(expected_ctype(abi, p["type"])[1] for p in f["params"])
+            problems.append("%s: in pvec.h, missing from capi.py PROTOTYPES (e.g. \"%s\": "
+                            "(%s, [%s]),)" % (name, name, ret, args))
+            continue
+        restype, argtypes = capi.PROTOTYPES[name]
+        if len(argtypes) != len(f["params"]):
+            problems.append("%s: %d parameters in pvec.h, %d in capi.py" % (
+                name, len(f["params"]), len(argtypes)))
+            continue
+        want, text = expected_ctype(abi, f["return"])
+        if not same_ctype(restype, want):
+            problems.append("%s: returns %s in pvec.h (%s), %s in capi.py" % (
+                name, f["return"], text, spelled(restype)))
+        for i, (p, have) in enumerate(zip(f["params"], argtypes)):
+            want, text = expected_ctype(abi, p["type"])
+            if not same_ctype(have, want):
+                problems.append("%s: parameter %d (%s %s) wants %s, capi.py has %s" % (
+                    name, i + 1, p["type"], p["name"], text, spelled(have)))
+    for name in capi.PROTOTYPES:
+        if name not in funcs:
+            problems.append("%s: in capi.py PROTOTYPES, not in pvec.h" % name)
+    report(problems)
 
 
 def test_every_function_is_exported_by_the_library():
@@ -52,50 +158,70 @@ def test_every_function_is_exported_by_the_library():
         assert fn.argtypes == capi.PROTOTYPES[name][1]
 
 
-def enum_values(header, prefix):
-    values = {}
-    for m in re.finditer(r"\b(%s\w*)\s*=\s*([^,}\n]+)" % prefix, header):
-        expr = m.group(2).strip().replace("u", "")
-        values[m.group(1)] = eval(expr, {})  # "1 << 2" and plain ints only
-    return values
+# ---- Enums and constants ------------------------------------------------------------------
+def test_enums_match_header(abi):
+    problems = []
+    for e in abi["enums"]:
+        if e["name"] not in ENUMS:
+            problems.append("enum %s: in pvec.h, missing from capi.py (add an IntEnum and its "
+                            "row in test_abi.ENUMS)" % e["name"])
+            continue
+        cls, prefix = ENUMS[e["name"]]
+        theirs = {re.sub("^" + prefix, "", v["name"]): v for v in e["values"]}
+        ours = {m.name: m.value for m in cls
+                if m.name not in PYTHON_ONLY_MEMBERS.get(cls, set())}
+        for short, v in theirs.items():
+            if short not in ours:
+                problems.append("%s: in pvec.h, missing from capi.py (%s.%s)" % (
+                    v["name"], cls.__name__, short))
+            elif ours[short] != v["value"]:
+                problems.append("%s: %d in pvec.h, %s.%s = %d in capi.py" % (
+                    v["name"], v["value"], cls.__name__, short, ours[short]))
+        for short in ours:
+            if short not in theirs:
+                problems.append("%s.%s: in capi.py, not in pvec.h's %s" % (
+                    cls.__name__, short, e["name"]))
+    report(problems)
 
 
-@pytest.mark.parametrize("enum_cls,prefix", [
-    (pvec.Status, "PVEC_SUCCESS|PVEC_ERROR_"),
-    (pvec.DType, "PVEC_(?=FLOAT|INT|UINT)"),
-    (pvec.Boundary, "PVEC_(?=NON_PERIODIC|PERIODIC)"),
-    (pvec.Backend, "PVEC_BACKEND_"),
-    (pvec.HostMemory, "PVEC_HOST_(?=PINNED|PAGEABLE)"),
-    (pvec.Placement, "PVEC_PLACE_"),
-    (pvec.ReduceOp, "PVEC_REDUCE_"),
-    (pvec.Flags, "PVEC_(?=ON_DEVICE|MAP_|GHOST_)"),
-    (pvec.Transport, "PVEC_TRANSPORT_"),
-])
-def test_enums_match_header(header, enum_cls, prefix):
-    found = enum_values(header, "(?:%s)" % prefix)
-    assert found, prefix
-    # Flags.NONE is Python's empty set of flags, not a name of the header.
-    ours = {m.name: m.value for m in enum_cls if not (enum_cls is pvec.Flags and m.name == "NONE")}
-    theirs = {}
-    for name, value in found.items():
-        short = re.sub(r"^PVEC_(ERROR_|BACKEND_|PLACE_|REDUCE_|TRANSPORT_)?", "", name)
-        if enum_cls is pvec.HostMemory:
-            short = short.replace("HOST_", "")
-        theirs[short] = value
-    assert ours == theirs
+def test_constants_match_header(abi, abi_dump):
+    problems = []
+    for c in abi["constants"]:
+        short = re.sub(r"^PVEC_", "", c["name"])
+        value = c["value"] if c["value"] is not None else abi_dump["constants"][c["name"]]
+        if not hasattr(capi, short):
+            problems.append("%s: in pvec.h, missing from capi.py (%s)" % (c["name"], short))
+        elif getattr(capi, short) != value:
+            problems.append("%s: %d in pvec.h, %s = %r in capi.py" % (
+                c["name"], value, short, getattr(capi, short)))
+    report(problems)
+    # The package re-exports the limits under the same names.
+    assert (pvec.MAX_RANK, pvec.MAX_NAME, pvec.MAX_DIM, pvec.POS) == (
+        capi.MAX_RANK, capi.MAX_NAME, capi.MAX_DIM, capi.POS)
 
 
-def test_constants_match_header(header):
-    def define(name):
-        return int(re.search(r"#define\s+%s\s+\(?(-?\d+)\)?" % name, header).group(1))
-
-    assert capi.VERSION_MAJOR == define("PVEC_VERSION_MAJOR")
-    assert capi.VERSION_MINOR == define("PVEC_VERSION_MINOR")
-    assert capi.VERSION_PATCH == define("PVEC_VERSION_PATCH")
-    assert pvec.MAX_RANK == define("PVEC_MAX_RANK")
-    assert pvec.MAX_NAME == define("PVEC_MAX_NAME")
-    assert pvec.MAX_DIM == define("PVEC_MAX_DIM")
-    assert pvec.POS == define("PVEC_POS")
+def test_c_constants_from_compiler(abi, abi_dump):
+    """The values the compiler gives agree with the description and with capi.py."""
+    c = abi_dump["constants"]
+    assert c["PVEC_VERSION_NUMBER"] == capi.VERSION_NUMBER
+    assert c["PVEC_POS"] == pvec.POS
+    assert c["PVEC_MAX_DIM"] == pvec.MAX_DIM
+    problems = []
+    for const in abi["constants"]:
+        if const["value"] is not None and c.get(const["name"]) != const["value"]:
+            problems.append("%s: %s in abi/pvec_abi.json, %s from the C compiler" % (
+                const["name"], const["value"], c.get(const["name"])))
+    for e in abi["enums"]:
+        for v in e["values"]:
+            if abi_dump["enumerators"].get(v["name"]) != v["value"]:
+                problems.append("%s: %s in abi/pvec_abi.json, %s from the C compiler" % (
+                    v["name"], v["value"], abi_dump["enumerators"].get(v["name"])))
+    for name, size in abi_dump["enum_sizes"].items():
+        if size != ctypes.sizeof(ctypes.c_int):
+            problems.append("sizeof(%s) is %d in C; capi.py passes it as ctypes.c_int (%d)" % (
+                name, size, ctypes.sizeof(ctypes.c_int)))
+    assert abi_dump["enum_sizes"]["pvec_status"] == ctypes.sizeof(ctypes.c_int)
+    report(problems)
 
 
 def test_versions_agree():
@@ -107,31 +233,57 @@ def test_versions_agree():
         assert re.search(r'^version\s*=\s*"%s"' % re.escape(pvec.__version__), f.read(), re.M)
 
 
-@pytest.fixture(scope="module")
-def abi_dump():
-    exe = os.environ.get("PVEC_ABI_DUMP")
-    if not exe:
-        pytest.skip("PVEC_ABI_DUMP not set (run through CTest)")
-    return json.loads(subprocess.check_output([exe]).decode())
+# ---- Structs ------------------------------------------------------------------------------
+def test_every_struct_is_declared(abi):
+    problems = ["struct %s: in pvec.h, missing from capi.py (add a ctypes.Structure and its "
+                "row in test_abi.STRUCTS)" % s["name"]
+                for s in abi["structs"] if s["name"] not in STRUCTS]
+    problems += ["struct %s: in capi.py (test_abi.STRUCTS), not in pvec.h" % name
+                 for name in STRUCTS if name not in {s["name"] for s in abi["structs"]}]
+    report(problems)
 
 
-@pytest.mark.parametrize("cname,cls", [("pvec_vector_desc", capi.VectorDesc),
-                                       ("pvec_layout", capi.Layout),
-                                       ("pvec_memory_stats", capi.MemoryStats),
-                                       ("pvec_op_stats", capi.OpStats)])
-def test_struct_layout_matches_c(abi_dump, cname, cls):
-    ref = abi_dump[cname]
-    assert ctypes.sizeof(cls) == ref["size"]
+@pytest.mark.parametrize("cname,cls", sorted(STRUCTS.items()))
+def test_struct_layout_matches_c(abi, abi_dump, cname, cls):
+    struct = {s["name"]: s for s in abi["structs"]}.get(cname)
+    if struct is None:
+        pytest.fail("struct %s: in capi.py (%s), not in pvec.h" % (cname, cls.__name__))
+    problems = []
+    theirs = [f["name"] for f in struct["fields"]]
     ours = [name for name, _ in cls._fields_]
-    assert ours == list(ref["fields"]), "field order"
+    for name in theirs:
+        if name not in ours:
+            problems.append("%s.%s: in pvec.h, missing from capi.py (%s._fields_)" % (
+                cname, name, cls.__name__))
+    for name in ours:
+        if name not in theirs:
+            problems.append("%s.%s: in capi.py (%s._fields_), not in pvec.h" % (
+                cname, name, cls.__name__))
+    if not problems and ours != theirs:
+        problems.append("%s: field order %s in pvec.h, %s in capi.py" % (cname, theirs, ours))
+    types = dict(cls._fields_)
+    for f in struct["fields"]:
+        if f["name"] not in types:
+            continue
+        want, text = expected_ctype(abi, f["type"])
+        if "count" in f:
+            want, text = want * f["count"], "%s * %d" % (text, f["count"])
+        if not same_ctype(types[f["name"]], want):
+            problems.append("%s.%s: %s in pvec.h wants %s, capi.py has %s" % (
+                cname, f["name"], f["type"] + "".join("[%s]" % d for d in f.get("array", [])),
+                text, spelled(types[f["name"]])))
+    ref = abi_dump["structs"][cname]
+    if ctypes.sizeof(cls) != ref["size"]:
+        problems.append("sizeof(%s): %d in C, %d in capi.py" % (cname, ref["size"],
+                                                                ctypes.sizeof(cls)))
+    if ctypes.alignment(cls) != ref["align"]:
+        problems.append("alignment of %s: %d in C, %d in capi.py" % (
+            cname, ref["align"], ctypes.alignment(cls)))
     for name, (offset, size) in ref["fields"].items():
+        if name not in types:
+            continue
         field = getattr(cls, name)
-        assert (field.offset, field.size) == (offset, size), name
-
-
-def test_c_constants_from_compiler(abi_dump):
-    c = abi_dump["constants"]
-    assert c["PVEC_VERSION_NUMBER"] == capi.VERSION_NUMBER
-    assert c["PVEC_POS"] == pvec.POS
-    assert c["PVEC_MAX_DIM"] == pvec.MAX_DIM
-    assert abi_dump["enum_sizes"]["pvec_status"] == ctypes.sizeof(ctypes.c_int)
+        if (field.offset, field.size) != (offset, size):
+            problems.append("%s.%s: offset %d size %d in C, offset %d size %d in capi.py" % (
+                cname, name, offset, size, field.offset, field.size))
+    report(problems)
