@@ -55,6 +55,12 @@
  * - Thread safety: distinct handles may be used concurrently from different threads; one
  *   handle must not be used by two threads at once without external locking.
  * - Units: strides are given both in elements and in bytes, named so.
+ * - Versioned structs (pvec_vector_desc, pvec_layout, pvec_memory_stats, pvec_op_stats)
+ *   start with struct_size, which the caller sets to sizeof the struct it was compiled with;
+ *   fields are only ever appended. pvec reads or writes only the caller's struct_size bytes
+ *   and takes the defaults for fields the caller does not know, so a program built against
+ *   an older pvec.h keeps working. A struct_size below the first layout (the _SIZE_V1
+ *   macros) is INVALID_ARGUMENT.
  */
 #ifndef PVEC_H
 #define PVEC_H
@@ -275,7 +281,14 @@ typedef struct pvec_vector_desc {
         PVEC_PLACE_EVEN, PVEC_BACKEND_AUTO, PVEC_HOST_PINNED, 0, 0                               \
   }
 
-/** Fill *desc with the defaults of PVEC_VECTOR_DESC_INIT (for languages without macros).
+/** Size of the first layout of pvec_vector_desc: the smallest struct_size that
+ *  pvec_vector_create accepts. Since 0.1. */
+#define PVEC_VECTOR_DESC_SIZE_V1 (offsetof(pvec_vector_desc, comm_f) + sizeof(int64_t))
+
+/** Fill *desc with the defaults of PVEC_VECTOR_DESC_INIT (for languages without macros). It
+ *  writes sizeof(pvec_vector_desc) of the loaded library, so it is for bindings that ship
+ *  with the library (Python, Fortran); a program compiled against pvec.h uses
+ *  PVEC_VECTOR_DESC_INIT, which stays right when a later pvec appends fields.
  *  Errors: INVALID_ARGUMENT. */
 PVEC_API pvec_status pvec_vector_desc_init(pvec_vector_desc* desc);
 
@@ -387,8 +400,13 @@ typedef struct pvec_layout {
 #define PVEC_LAYOUT_INIT \
   { sizeof(pvec_layout), 0, NULL, (pvec_dtype)0, 0, 0, {1, 1}, 0, 0, 0, 0, 0, 0, 0, NULL, NULL }
 
-/** Fill *out (whose struct_size the caller sets) for property prop or PVEC_POS.
- *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL or struct_size too small),
+/** Size of the first layout of pvec_layout: the smallest struct_size pvec_layout_get accepts.
+ *  Since 0.1. */
+#define PVEC_LAYOUT_SIZE_V1 (offsetof(pvec_layout, device_ptr) + sizeof(void*))
+
+/** Fill *out (whose struct_size the caller sets) for property prop or PVEC_POS; no byte
+ *  beyond out->struct_size is written.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL or struct_size below PVEC_LAYOUT_SIZE_V1),
  *  OUT_OF_RANGE (prop). Valid until the generation changes. Since 0.1. */
 PVEC_API pvec_status pvec_layout_get(pvec_vector_t vec, int prop, pvec_layout* out);
 
@@ -536,7 +554,12 @@ typedef struct pvec_memory_stats {
   int64_t device_allocs; /**< device allocations made so far */
 } pvec_memory_stats;
 
-/** Read the memory accounting. Errors: INVALID_ARGUMENT. */
+/** Size of the first layout of pvec_memory_stats: the smallest struct_size
+ *  pvec_memory_stats_get accepts. Since 0.1. */
+#define PVEC_MEMORY_STATS_SIZE_V1 (offsetof(pvec_memory_stats, device_allocs) + sizeof(int64_t))
+
+/** Read the memory accounting into *out; no byte beyond out->struct_size is written.
+ *  Errors: INVALID_ARGUMENT (out NULL, or struct_size below PVEC_MEMORY_STATS_SIZE_V1). */
 PVEC_API pvec_status pvec_memory_stats_get(pvec_memory_stats* out);
 
 /** How the messages of a distribution call travelled (pvec_op_stats.transport). */

@@ -80,6 +80,11 @@ module pvec
   integer(c_size_t), parameter, public :: PVEC_OP_STATS_SIZE_V1 = &
                                           storage_size(0_c_size_t)/8 + 2*8 + 4*8
   integer(c_size_t), parameter, public :: PVEC_OP_STATS_SIZE_V2 = PVEC_OP_STATS_SIZE_V1 + 8
+  !> Sizes of the first layouts of the other versioned structs (the smallest struct_size pvec
+  !> accepts; LP64 targets, checked against pvec.h by the ABI tests).
+  integer(c_size_t), parameter, public :: PVEC_VECTOR_DESC_SIZE_V1 = 136
+  integer(c_size_t), parameter, public :: PVEC_LAYOUT_SIZE_V1 = 136
+  integer(c_size_t), parameter, public :: PVEC_MEMORY_STATS_SIZE_V1 = 56
 
   ! ---- pvec_boundary, pvec_backend, pvec_host_memory, pvec_placement -----------------------------
   integer(c_int), parameter, public :: PVEC_NON_PERIODIC = 0

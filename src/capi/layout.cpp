@@ -1,5 +1,6 @@
 // Section 5 of pvec.h: layout and raw pointers.
 #include "capi/guard.hpp"
+#include "capi/versioned.hpp"
 
 using namespace pvec::impl;
 using namespace pvec::impl::capi;
@@ -9,16 +10,12 @@ using namespace pvec::impl::capi;
 extern "C" pvec_status pvec_layout_get(pvec_vector_t vec, int prop, pvec_layout* out) {
   return guard("pvec_layout_get", [&] {
     auto& v = vec_of(vec);
-    if (out == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, "out is NULL");
-    if (out->struct_size < sizeof(pvec_layout))
-      fail(PVEC_ERROR_INVALID_ARGUMENT, "out->struct_size is ", out->struct_size,
-           "; set it to sizeof(pvec_layout)");
+    versioned_size(out, PVEC_LAYOUT_SIZE_V1, "out", "pvec_layout");
     int col = v.column_of(prop);
     ParticleSet& ps = v.mirrors();
     ps.flush_device();
     const PropertyBuffer& b = ps.column(col);
     pvec_layout l = PVEC_LAYOUT_INIT;
-    l.struct_size = out->struct_size;
     l.prop = prop;
     l.name = b.spec.name.c_str();
     l.dtype = b.spec.dtype;
@@ -34,7 +31,7 @@ extern "C" pvec_status pvec_layout_get(pvec_vector_t vec, int prop, pvec_layout*
     l.generation = ps.generation();
     l.host_ptr = b.host;
     l.device_ptr = b.dev;
-    *out = l;
+    write_versioned(out, l, PVEC_LAYOUT_SIZE_V1, "out", "pvec_layout");
   });
 }
 

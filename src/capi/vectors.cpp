@@ -1,5 +1,6 @@
 // Section 4 of pvec.h: vectors, their queries, growth and removal.
 #include "capi/guard.hpp"
+#include "capi/versioned.hpp"
 
 using namespace pvec::impl;
 using namespace pvec::impl::capi;
@@ -16,11 +17,12 @@ extern "C" pvec_status pvec_vector_desc_init(pvec_vector_desc* desc) {
 extern "C" pvec_status pvec_vector_create(const pvec_vector_desc* desc, pvec_schema_t schema,
                                           pvec_vector_t* out) {
   return guard("pvec_vector_create", [&] {
-    if (desc == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, "desc is NULL");
+    const pvec_vector_desc d = read_versioned(desc, pvec_vector_desc PVEC_VECTOR_DESC_INIT,
+                                              PVEC_VECTOR_DESC_SIZE_V1, "desc", "pvec_vector_desc");
     out_arg(out, "out");
     const Schema& s = schemas().get(schema);
     require_init();
-    auto v = std::make_unique<DistVector>(*desc, s);
+    auto v = std::make_unique<DistVector>(d, s);
     *out = to_handle<pvec_vector_t>(vectors().insert(std::move(v)));
   });
 }

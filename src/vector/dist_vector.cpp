@@ -16,9 +16,6 @@ namespace pvec::impl {
 namespace {
 
 void validate(const pvec_vector_desc& d) {
-  if (d.struct_size < sizeof(pvec_vector_desc))
-    fail(PVEC_ERROR_INVALID_ARGUMENT, "desc->struct_size is ", d.struct_size,
-         "; initialise the struct with PVEC_VECTOR_DESC_INIT or pvec_vector_desc_init");
   if (d.dim < 1 || d.dim > PVEC_MAX_DIM)
     fail(PVEC_ERROR_INVALID_ARGUMENT, "dim ", d.dim, " outside 1..", PVEC_MAX_DIM);
   int pos_dtype;  // read as int: a C caller may have stored any value in the enum field

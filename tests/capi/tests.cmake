@@ -16,6 +16,13 @@ foreach(_t schema layout growth transfer modify bad_input)
   target_compile_definitions(capi_${_t} PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
 endforeach()
 
+# White-box: the versioned-struct helpers of src/capi on a struct with three layouts, and
+# every versioned struct of pvec.h at each of its layout sizes.
+pvec_add_test(capi_versioned SOURCES ${_capi}/test_capi_versioned.cpp RANKS 1 LABELS capi
+              LIBS pvec_capi_test_util)
+target_include_directories(capi_versioned PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_compile_definitions(capi_versioned PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+
 # pvec.h must compile warning-free as C++ too; Catch2 comes in as a system header.
 if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   set_source_files_properties(

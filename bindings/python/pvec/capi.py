@@ -199,6 +199,12 @@ class OpStats(ctypes.Structure):
     ]
 
 
+# Sizes of the first layouts of the versioned structs: the smallest struct_size pvec accepts.
+VECTOR_DESC_SIZE_V1 = VectorDesc.comm_f.offset + ctypes.sizeof(ctypes.c_int64)
+LAYOUT_SIZE_V1 = Layout.device_ptr.offset + ctypes.sizeof(ctypes.c_void_p)
+MEMORY_STATS_SIZE_V1 = MemoryStats.device_allocs.offset + ctypes.sizeof(ctypes.c_int64)
+
+
 # ---- Prototypes: every PVEC_API function of pvec.h ---------------------------------------
 _c_int_p = ctypes.POINTER(ctypes.c_int)
 _c_i64_p = ctypes.POINTER(ctypes.c_int64)
