@@ -247,7 +247,8 @@ typedef enum pvec_backend {
 } pvec_backend;
 
 /** Host mirror memory with the CUDA backend: page-locked (default; transfers run at full
- *  link speed) or pageable (cheaper to allocate, 4-7x slower to transfer). */
+ *  link speed) or pageable (cheaper to allocate, several times slower to transfer; see
+ *  docs/performance.md). */
 typedef enum pvec_host_memory { PVEC_HOST_PINNED = 0, PVEC_HOST_PAGEABLE = 1 } pvec_host_memory;
 
 /** How the initial particles of pvec_vector_create are placed: EVEN splits n_particles

@@ -95,7 +95,7 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
 fi
 
-# Sanitizer builds: -O1 with line tables only. The Catch2 test sources compile 4x faster than
+# Sanitizer builds: -O1 with line tables only. The Catch2 test sources compile several times faster than
 # with RelWithDebInfo's -O2 -g, and stack traces still name file and line.
 san_build_type=(-DCMAKE_BUILD_TYPE=Debug "-DCMAKE_C_FLAGS_DEBUG=-O1 -g1"
                 "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1")

@@ -58,10 +58,9 @@ void* host_alloc(size_t bytes, size_t min_align, size_t* rounded_out) {
 }
 
 // Pinned allocations from 1 MiB are host memory of their own pages (huge pages from 8 MiB)
-// page-locked by cudaHostRegister. bench_pinned_alloc on the H200 machine (make + release one
-// block, 1 MiB .. 1 GiB): 0.17-0.37 ns/byte against 0.65-1.27 ns/byte for cudaHostAlloc +
-// cudaFreeHost, and copies from either kind run at the same speed (docs/performance.md,
-// growth). Smaller blocks keep cudaHostAlloc. The set tells deallocate which way a block was
+// page-locked by cudaHostRegister, which bench_pinned_alloc measures as cheaper to make and
+// release than cudaHostAlloc + cudaFreeHost, with copies from either kind at the same speed
+// (docs/performance.md, "Transfers and pinned blocks"). Smaller blocks keep cudaHostAlloc. The set tells deallocate which way a block was
 // made (registration can fail, and then cudaHostAlloc serves).
 constexpr size_t kRegisterFrom = size_t{1} << 20;
 std::mutex g_registered_mutex;

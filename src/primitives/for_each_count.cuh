@@ -69,7 +69,7 @@ void for_each_count(const Exec& exec, int64_t n, F f, ScratchBuffer& tmp, int64_
 #if defined(__CUDACC__)
     constexpr int kBlock = 256;
     int64_t blocks = (n + kBlock - 1) / kBlock;
-    if (blocks > 2048) blocks = 2048;  // enough to fill an H200 several times over
+    if (blocks > 2048) blocks = 2048;  // several waves on any current GPU
     auto* d = static_cast<unsigned long long*>(tmp.ensure(K * sizeof(unsigned long long)));
     zero_2d(d, K * sizeof(unsigned long long), K * sizeof(unsigned long long), 1, true,
             exec.stream);

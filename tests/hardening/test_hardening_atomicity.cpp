@@ -221,11 +221,11 @@ TEST_CASE("ghost_get and ghost_put of own periodic images allocate nothing",
     pvec_memory_stats before;
     before.struct_size = sizeof before;
     REQUIRE(pvec_memory_stats_get(&before) == PVEC_SUCCESS);
-    // All properties, where the plan's ghost_get fetched one: before own images were reduced in
-    // place, this grew the message buffers.
+    // All properties, where the plan's ghost_get fetched one: own images are reduced in place,
+    // so no message buffer grows.
     CHECK(pvec_ghost_put(v.get(), nullptr, 0, PVEC_REDUCE_REPLACE, 0) == PVEC_SUCCESS);
-    // A new plan for all properties: before the kernels took their column table by value, it
-    // travelled in a per-call buffer that grew with the number of properties.
+    // A new plan for all properties: the kernels take their column table by value, so nothing
+    // per call grows with the number of properties.
     CHECK(pvec_ghost_get(v.get(), nullptr, 0, 0) == PVEC_SUCCESS);
     pvec_memory_stats after;
     after.struct_size = sizeof after;
