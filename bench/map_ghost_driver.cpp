@@ -353,6 +353,23 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
           return ghost_bytes(false);
         });
     report("ghost_reuse", n, -1, n_global, gr, cfg, table);
+    // ghost_put ADD of every property (not the positions), the reduction of a force loop over
+    // a half list: a ghost for another rank is packed (read + write) and reduced there (read
+    // the message, read and write its source); an own periodic image is reduced from its ghost
+    // row (read the row, read and write the source).
+    const double kProps = kBytes - kPos;
+    const OpResult gp = repeat(
+        v, cfg, [] {},
+        [&] {
+          BENCH_PVEC(pvec_ghost_put(v, nullptr, 0, PVEC_REDUCE_ADD, cfg.flags));
+          pvec_op_stats s{};
+          s.struct_size = sizeof s;
+          BENCH_PVEC(pvec_last_op_stats(v, &s));
+          const double self = static_cast<double>(s.particles_self);
+          return kProps * (2 * (static_cast<double>(s.particles_sent) - self) +
+                           3 * (static_cast<double>(s.particles_received) - self) + 3 * self);
+        });
+    report("ghost_put", n, -1, n_global, gp, cfg, table);
     int64_t n_ghost = 0;
     BENCH_PVEC(pvec_ghost_size(v, &n_ghost));
     const double ghost_share =
