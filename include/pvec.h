@@ -299,8 +299,11 @@ PVEC_API pvec_status pvec_vector_desc_init(pvec_vector_desc* desc);
  *  least 64. Collective over the communicator (it is duplicated, so pvec's messages never
  *  mix with the program's). Requires pvec_init.
  *  Errors: INVALID_ARGUMENT (bad dim, dtype, box, boundary, ghost width, negative count,
- *  bad enum), INVALID_HANDLE (schema), OVERFLOW, OUT_OF_MEMORY, NO_DEVICE (backend CUDA
- *  without a device), CUDA, MPI, STATE (no pvec_init). Since 0.1. */
+ *  bad enum, comm_f outside the range of a Fortran handle), INVALID_HANDLE (schema), OVERFLOW,
+ *  OUT_OF_MEMORY, NO_DEVICE (backend CUDA without a device), CUDA, MPI (with the MPI error
+ *  string; also when comm_f is not a valid communicator: pvec's own MPI calls return errors
+ *  and never abort the job, whatever error handler the program set), STATE (no pvec_init).
+ *  Since 0.1. */
 PVEC_API pvec_status pvec_vector_create(const pvec_vector_desc* desc, pvec_schema_t schema,
                                         pvec_vector_t* out);
 

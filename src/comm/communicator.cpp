@@ -4,6 +4,7 @@
 #include "runtime/environment.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #ifdef PVEC_HAVE_MPI
@@ -31,14 +32,49 @@ struct Communicator::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
 };
 
+// While it runs, errors MPI raises on MPI_COMM_WORLD return instead of aborting the job: an
+// invalid communicator handle passed to MPI_Comm_dup is reported on MPI_COMM_WORLD (whose
+// handler is the program's, MPI_ERRORS_ARE_FATAL by default). The program's handler is put
+// back afterwards.
+class WorldErrorsReturn {
+ public:
+  WorldErrorsReturn() {
+    if (MPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved_) == MPI_SUCCESS)
+      MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    else
+      saved_ = MPI_ERRHANDLER_NULL;
+  }
+  ~WorldErrorsReturn() {
+    if (saved_ == MPI_ERRHANDLER_NULL) return;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, saved_);
+    MPI_Errhandler_free(&saved_);
+  }
+  WorldErrorsReturn(const WorldErrorsReturn&) = delete;
+  WorldErrorsReturn& operator=(const WorldErrorsReturn&) = delete;
+
+ private:
+  MPI_Errhandler saved_ = MPI_ERRHANDLER_NULL;
+};
+
 Communicator::Communicator(bool has_comm, int64_t comm_f) : impl_(new Impl) {
   if (!mpi_usable()) fail(PVEC_ERROR_STATE, "MPI is not initialised: call pvec_init first");
-  MPI_Comm base = has_comm ? MPI_Comm_f2c(static_cast<MPI_Fint>(comm_f)) : MPI_COMM_WORLD;
-  if (base == MPI_COMM_NULL) fail(PVEC_ERROR_INVALID_ARGUMENT, "communicator is MPI_COMM_NULL");
-  check_mpi(MPI_Comm_dup(base, &impl_->comm), "MPI_Comm_dup");
-  MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(impl_->comm, &rank_);
-  MPI_Comm_size(impl_->comm, &size_);
+  if (has_comm && (comm_f < INT32_MIN || comm_f > INT32_MAX))
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "comm_f ", comm_f,
+         " is not a Fortran communicator handle (outside the range of MPI_Fint)");
+  {
+    // pvec's own MPI calls run with MPI_ERRORS_RETURN: on its duplicate (set below) and, for
+    // the duplication of the caller's handle, on MPI_COMM_WORLD for the moment.
+    WorldErrorsReturn guard;
+    MPI_Comm base = has_comm ? MPI_Comm_f2c(static_cast<MPI_Fint>(comm_f)) : MPI_COMM_WORLD;
+    if (base == MPI_COMM_NULL)
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "communicator ", comm_f,
+           " is MPI_COMM_NULL or not a communicator handle");
+    check_mpi(MPI_Comm_dup(base, &impl_->comm),
+              has_comm ? "MPI_Comm_dup of the communicator in desc->comm_f" : "MPI_Comm_dup");
+  }
+  check_mpi(MPI_Comm_set_errhandler(impl_->comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  check_mpi(MPI_Comm_rank(impl_->comm, &rank_), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(impl_->comm, &size_), "MPI_Comm_size");
   MPI_Comm node = MPI_COMM_NULL;
   int node_size = 0;
   if (MPI_Comm_split_type(impl_->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==

@@ -284,3 +284,38 @@ TEST_CASE("subdomains tile the box and owner_rank agrees with brute force", "[di
     DIST_OK(pvec_vector_destroy(v));
   }
 }
+
+#ifdef PVEC_TEST_HAVE_MPI
+TEST_CASE("a garbage communicator is a status, not an abort", "[dist][create]") {
+  Props p;
+  pvec_schema_t schema = make_full_schema(&p);
+  MPI_Errhandler before = MPI_ERRHANDLER_NULL;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &before);
+  // Not communicator handles: made-up indices, a negative one, one beyond MPI_Fint.
+  for (int64_t bad : {int64_t{12345}, int64_t{-7}, int64_t{1000000}, int64_t{1} << 40}) {
+    INFO("comm_f " << bad);
+    pvec_vector_desc desc = PVEC_VECTOR_DESC_INIT;
+    desc.has_comm = 1;
+    desc.comm_f = bad;
+    pvec_vector_t v = nullptr;
+    const pvec_status st = pvec_vector_create(&desc, schema, &v);
+    const std::string msg = pvec_last_error();
+    CHECK((st == PVEC_ERROR_MPI || st == PVEC_ERROR_INVALID_ARGUMENT));
+    CHECK(v == nullptr);
+    CHECK(msg.find("pvec_vector_create") != std::string::npos);
+    CHECK(msg.find("comm") != std::string::npos);
+  }
+  // The program's error handler on MPI_COMM_WORLD is back in place.
+  MPI_Errhandler after = MPI_ERRHANDLER_NULL;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &after);
+  int cmp_fatal = after == MPI_ERRORS_ARE_FATAL;
+  int was_fatal = before == MPI_ERRORS_ARE_FATAL;
+  CHECK(cmp_fatal == was_fatal);
+  MPI_Errhandler_free(&before);
+  MPI_Errhandler_free(&after);
+  // A valid communicator still works afterwards.
+  pvec_vector_t v = make(3, 10, PVEC_PLACE_LOCAL);
+  DIST_OK(pvec_vector_destroy(v));
+  pvec_schema_destroy(schema);
+}
+#endif
