@@ -504,7 +504,11 @@ PVEC_API pvec_status pvec_subdomain(pvec_vector_t vec, double* lo, double* hi);
 PVEC_API pvec_status pvec_owner_rank(pvec_vector_t vec, const double* x, int* rank);
 
 /** Send every local particle, with all properties, to the rank owning its position;
- *  periodic coordinates are wrapped into the box first. Drops ghosts. Global count and
+ *  periodic coordinates are wrapped into the box first: x becomes x - k*L (L = hi - lo, k the
+ *  integer that puts it in [lo, hi)), rounded once, so it is the exactly rounded x - k*L, the
+ *  value a ghost image x + s*L gets on the other side (float32 positions: that double rounded
+ *  to float); a result that rounds to hi becomes lo. Coordinates inside the box are left bit
+ *  for bit. Drops ghosts. Global count and
  *  values are conserved exactly. Particles outside a non-periodic boundary or with a
  *  non-finite coordinate make every rank return PVEC_ERROR_PARTICLES_OUTSIDE with the
  *  vector untouched, unless PVEC_MAP_REMOVE_OUTSIDE is set; *n_removed (may be NULL)

@@ -73,15 +73,25 @@ struct CartGrid {
     }
   }
 
-  // Wrap a periodic coordinate into [lo, hi). Non-periodic coordinates are returned as is.
+  // Wrap a periodic coordinate into [lo, hi): x - k L for the integer k that puts it there,
+  // rounded once (a fused multiply-add), so the result is the exactly rounded x - k L, the
+  // same value a ghost image x + s L of the other side gets. k is first floor((x - lo) / L)
+  // and corrected by one when rounding put the quotient on the wrong side; a result that
+  // rounds to hi is lo. Non-periodic coordinates, and coordinates in the box, are returned as
+  // they are.
   PVEC_HD double wrap(int d, double x) const {
     if (!periodic[d] || (x >= lo[d] && x < hi[d])) return x;  // in the box: untouched
-    double L = length(d);
-    double y = x - lo[d];
-    y = y - std::floor(y / L) * L;
-    if (y >= L || y < 0) y = 0;  // rounding can leave y == L
-    double w = lo[d] + y;
-    return w < hi[d] ? w : lo[d];
+    const double L = length(d);
+    double k = std::floor((x - lo[d]) / L);
+    double w = std::fma(-k, L, x);
+    if (w >= hi[d]) {
+      k += 1;
+      w = std::fma(-k, L, x);
+    } else if (w < lo[d]) {
+      k -= 1;
+      w = std::fma(-k, L, x);
+    }
+    return w >= lo[d] && w < hi[d] ? w : lo[d];
   }
 
   // The decomposition interface (decomp/decomposition.hpp).

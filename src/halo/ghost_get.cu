@@ -270,10 +270,6 @@ void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsign
   const bool reuse = (flags & PVEC_GHOST_REUSE_PLAN) != 0;
   const bool skip_pos = (flags & PVEC_GHOST_SKIP_POSITIONS) != 0;
   ParticleSet& ps = ctx.ps;
-  const bool gpu = device && ps.cuda();
-  const Exec ex = ps.exec(device);
-  ScratchBuffer* side = ctx.ws.side(gpu);
-  const int P = ctx.comm.size(), me = ctx.comm.rank();
   if (skip_pos && !reuse)
     fail(PVEC_ERROR_INVALID_ARGUMENT,
          "PVEC_GHOST_SKIP_POSITIONS needs PVEC_GHOST_REUSE_PLAN (positions decide the plan)");
