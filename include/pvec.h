@@ -473,13 +473,28 @@ enum {
   /** map: remove particles outside a non-periodic boundary or with NaN/Inf coordinates
    *  instead of failing; the global count removed is reported. */
   PVEC_MAP_REMOVE_OUTSIDE = 1u << 1,
-  /** ghost_get: do not send positions (the ghosts keep theirs from the previous call);
-   *  requires PVEC_GHOST_REUSE_PLAN semantics (positions unchanged since). */
+  /** ghost_get, with PVEC_GHOST_REUSE_PLAN only: do not send positions; the ghosts keep those
+   *  of the previous ghost_get. Right only while the sources' positions are unchanged since
+   *  then (a kernel pass that updates only other properties). pvec refuses it
+   *  (INVALID_ARGUMENT, every rank) where it can see the positions changed: after a
+   *  pvec_host_to_device (for the device mirror) or pvec_device_to_host (for the host mirror)
+   *  that included the positions since the ghosts last received theirs, and whenever
+   *  PVEC_GHOST_REUSE_PLAN itself is refused. A kernel that writes positions through a pointer
+   *  is not visible to pvec: then send the positions. */
   PVEC_GHOST_SKIP_POSITIONS = 1u << 2,
-  /** ghost_get: reuse the plan (which particles go where) of the previous ghost_get; only
-   *  property values travel. Valid only if no particle moved, was added or removed since.
-   *  A plan belongs to the mirror it was made on (with or without PVEC_ON_DEVICE). Without
-   *  such a plan this is INVALID_ARGUMENT. */
+  /** ghost_get: replay the plan of the previous ghost_get (which particles go to which ranks,
+   *  with which periodic shifts) instead of building one from the positions; the listed
+   *  properties and, unless PVEC_GHOST_SKIP_POSITIONS, the positions travel with their
+   *  current values (positions shifted by the plan's periodic shifts). Particles may have
+   *  moved since the plan was made: the ghosts are then the particles that were near the
+   *  boundary when it was made, at their new positions. That is the Verlet-skin use of
+   *  molecular dynamics: with ghost_width = cutoff + skin, a plan stays right until some
+   *  particle moved more than skin/2 since it was made (see docs/distribution.md). Valid while
+   *  the local particles are the same: no append, remove, resize, reserve, shrink, map or
+   *  reordering since the plan was made on any rank, the previous ghost_get ran on the same
+   *  mirror (with or without PVEC_ON_DEVICE), and, with PVEC_GHOST_SKIP_POSITIONS, the ghost
+   *  count is unchanged. Otherwise every rank returns INVALID_ARGUMENT saying why, and
+   *  nothing changes. */
   PVEC_GHOST_REUSE_PLAN = 1u << 3
 };
 

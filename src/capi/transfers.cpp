@@ -27,8 +27,7 @@ pvec_status transfer(const char* fn, pvec_vector_t vec, const int* props, int np
   return guard(fn, [&] {
     auto& v = vec_of(vec);
     std::vector<int> cols = v.columns_of(props, nprops, true);
-    ParticleSet& ps = v.mirrors();
-    ps.transfer(to_device, cols, async ? stream : ps.stream(), !async);
+    v.transfer(to_device, cols, async ? stream : v.particles().stream(), !async);
   });
 }
 }  // namespace

@@ -282,6 +282,15 @@ void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsign
       fail(PVEC_ERROR_INVALID_ARGUMENT,
            "PVEC_GHOST_REUSE_PLAN: no valid plan from a previous ghost_get on this side (the "
            "particles changed, or the previous call ran on the other mirror)");
+    // Positions left out: the ghosts keep theirs, which a transfer may have overwritten.
+    const bool replaced = skip_pos && halo.positions_replaced[device ? 1 : 0];
+    if (ctx.comm.any(replaced))
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "PVEC_GHOST_SKIP_POSITIONS: the positions of the ",
+           device ? "device" : "host", " mirror were replaced by pvec_",
+           device ? "host_to_device" : "device_to_host",
+           " since its ghosts last received theirs (on this or another rank), so the ghosts' "
+           "positions no longer match; send the positions (leave out "
+           "PVEC_GHOST_SKIP_POSITIONS)");
   }
   if (!skip_pos && std::find(cols.begin(), cols.end(), 0) == cols.end())
     cols.insert(cols.begin(), 0);  // the positions travel once, listed or not
@@ -290,6 +299,7 @@ void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsign
 
   if (!reuse) build_plan(ctx, halo, device);
   send_ghosts(ctx, *halo.plan, cols, device, t_start);
+  if (!skip_pos) halo.positions_replaced[device ? 1 : 0] = false;
 }
 
 }  // namespace pvec::impl

@@ -7,6 +7,7 @@
 #include "halo/ghost_put.hpp"
 #include "migrate/map.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -145,6 +146,13 @@ int DistVector::owner_rank(const double* x) const {
 }
 
 void DistVector::forget_ghost_plan() { halo_.forget(); }
+
+void DistVector::transfer(bool to_device, const std::vector<int>& columns, void* stream,
+                          bool wait) {
+  ps_->transfer(to_device, columns, stream, wait);
+  if (std::find(columns.begin(), columns.end(), 0) != columns.end())
+    halo_.positions_replaced[to_device ? 1 : 0] = true;
+}
 
 void DistVector::reserve(int64_t n) {
   ps_->reserve(n);

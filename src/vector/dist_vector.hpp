@@ -34,9 +34,13 @@ class DistVector {
   // Read-only: every change of the particles goes through the methods below, which keep the
   // plans consistent (the ghost plan is forgotten when the local particles change).
   const ParticleSet& particles() const { return *ps_; }
-  // Transfers and pointer getters need the mirrors themselves (flush, copy); they change no
+  // Pointer getters and stream changes need the mirrors themselves (flush); they change no
   // particle and so no plan.
   ParticleSet& mirrors() { return *ps_; }
+  // Copies the columns between the mirrors (pvec_host_to_device, pvec_device_to_host and their
+  // _async forms). Replacing a mirror's positions is noted, so that a later
+  // PVEC_GHOST_SKIP_POSITIONS on that mirror is refused instead of leaving stale ghosts.
+  void transfer(bool to_device, const std::vector<int>& columns, void* stream, bool wait);
 
   // Growth and removal (pvec_reserve, pvec_resize, pvec_append, pvec_remove,
   // pvec_shrink_to_fit): drop the ghosts and the ghost plan.

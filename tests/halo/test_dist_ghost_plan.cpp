@@ -8,6 +8,8 @@
 #include "dist_util.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 using namespace dist;
 
@@ -113,27 +115,49 @@ void run(const Setup& s, Path path) {
   check_values(v, p, n, n + g, s.seed + 1, f, &some);
   f.require("REUSE_PLAN");
 
-  // Skip positions: poisoned ghost positions stay poisoned (they were not resent).
+  // A transfer that replaced the positions of the plan's mirror since its ghosts last got
+  // theirs (run_on copies both ways around every call) makes SKIP_POSITIONS a misuse: the
+  // ghosts' positions would no longer match their sources. Refused on every rank.
+  expect_rejected(v, path, get(some, reuse | skip),
+                  "SKIP_POSITIONS after a transfer replaced the positions");
+
+  // Skip positions, with no transfer in between (direct calls, not run_on): poisoned ghost
+  // positions stay poisoned (they were not resent) on the host path; on the device path the
+  // ghosts keep the positions the last ghost_get gave them. Fewer bytes either way.
+  const unsigned on = flag_of(path);
+  DIST_OK(pvec_ghost_get(v, some.data(), static_cast<int>(some.size()), reuse | on));
+  const int64_t with_positions_direct = bytes_sent(v);
   fill_values(v, p, 0, n, s.seed + 2);
-  {
+  if (path == Path::host) {
     Column pos = column(v, PVEC_POS);
     for (int64_t j = n; j < n + g; ++j)
       for (int d = 0; d < s.dim; ++d) set_pos(pos, j, d, 1000.0 + static_cast<double>(j));
+  } else {
+    // The new values reach the device without the positions.
+    std::vector<int> values = some;
+    DIST_OK(pvec_host_to_device(v, values.data(), static_cast<int>(values.size())));
   }
-  DIST_REQUIRE(ghost_get(v, path, some, reuse | skip, f) == PVEC_SUCCESS);
+  DIST_OK(pvec_ghost_get(v, some.data(), static_cast<int>(some.size()), reuse | skip | on));
   const int64_t without_positions = bytes_sent(v);
+  if (path == Path::device) DIST_OK(pvec_device_to_host(v, nullptr, 0));
   again = slots(v, p);
   if (again.ids != first.ids) f.add("SKIP_POSITIONS put the ghosts in other slots");
-  for (size_t j = 0; j < again.xs.size(); ++j)
-    if (again.xs[j] != 1000.0 + static_cast<double>(n + static_cast<int64_t>(j) / s.dim)) {
-      f.addf("SKIP_POSITIONS changed ghost ", j / s.dim, "'s position to ", again.xs[j]);
-      break;
-    }
+  if (path == Path::host) {
+    for (size_t j = 0; j < again.xs.size(); ++j)
+      if (again.xs[j] != 1000.0 + static_cast<double>(n + static_cast<int64_t>(j) / s.dim)) {
+        f.addf("SKIP_POSITIONS changed ghost ", j / s.dim, "'s position to ", again.xs[j]);
+        break;
+      }
+  } else if (again.xs != first.xs) {
+    f.add("SKIP_POSITIONS changed the ghosts' positions on the device");
+  }
   check_values(v, p, n, n + g, s.seed + 2, f, &some);
   // (A rank that sends no ghost entries sends no bytes either way.)
   if (with_positions == 0 ? without_positions != 0 : without_positions >= with_positions)
     f.addf("bytes sent with SKIP_POSITIONS ", without_positions, ", with positions ",
            with_positions);
+  if (with_positions_direct != with_positions)
+    f.addf("bytes sent with positions: ", with_positions_direct, " then ", with_positions);
   // Replaying with positions repairs them.
   DIST_REQUIRE(ghost_get(v, path, some, reuse, f) == PVEC_SUCCESS);
   again = slots(v, p);
@@ -199,5 +223,61 @@ TEST_CASE("ghost plan reuse, skipped positions and invalidation", "[dist][ghost]
   for (Path path : {Path::host, Path::device}) {
     run(a, path);
     run(b, path);
+  }
+}
+
+// The molecular-dynamics use of PVEC_GHOST_REUSE_PLAN (docs/distribution.md): the ghost set
+// is kept while particles move by less than the skin, and positions are re-sent every step.
+// After every particle moved, a replay gives each ghost its source's new position with the
+// plan's periodic shift, on both paths.
+TEST_CASE("REUSE_PLAN re-sends moved positions with the plan's shifts", "[dist][ghost]") {
+  Setup s;
+  s.dim = 3;
+  s.pos = PVEC_FLOAT64;
+  s.periodic[0] = s.periodic[1] = s.periodic[2] = 1;
+  s.width = 0.2;
+  s.n_per_rank = 150;
+  s.edge_fraction = 0;
+  s.seed = 503;
+  for (Path path : {Path::host, Path::device}) {
+    CAPTURE(name_of(path));
+    Props p;
+    pvec_vector_t v = make_mapped(s, &p);
+    Failures f;
+    DIST_REQUIRE(ghost_get(v, path, {}, 0, f) == PVEC_SUCCESS);
+    f.require("first ghost_get");
+    const Slots before = slots(v, p);
+    const AllParticles all_before = gather_particles(v, p);
+    // Every local particle moves by a small amount (deterministic per id).
+    const int64_t n = n_local(v);
+    Column pos = column(v, PVEC_POS), idc = column(v, p.id);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t id = static_cast<int64_t>(idc.bits(i, 0));
+      for (int d = 0; d < s.dim; ++d)
+        set_pos(pos, i, d, get_pos(pos, i, d) + 1e-3 * static_cast<double>((id * 7 + d) % 5 - 2));
+    }
+    DIST_REQUIRE(ghost_get(v, path, {}, PVEC_GHOST_REUSE_PLAN, f) == PVEC_SUCCESS);
+    f.require("replay after the move");
+    const Slots after = slots(v, p);
+    const AllParticles all_after = gather_particles(v, p);
+    std::map<int64_t, size_t> at_before, at_after;
+    for (size_t k = 0; k < all_before.ids.size(); ++k) at_before[all_before.ids[k]] = k;
+    for (size_t k = 0; k < all_after.ids.size(); ++k) at_after[all_after.ids[k]] = k;
+    if (after.ids != before.ids) f.add("the replay put the ghosts in other slots");
+    for (size_t j = 0; j < after.ids.size() && after.ids == before.ids; ++j) {
+      const size_t kb = at_before[after.ids[j]], ka = at_after[after.ids[j]];
+      for (int d = 0; d < s.dim; ++d) {
+        // The ghost moved with its source, keeping the plan's shift.
+        const double moved_source = all_after.xs[ka * s.dim + d] - all_before.xs[kb * s.dim + d];
+        const double moved_ghost = after.xs[j * s.dim + d] - before.xs[j * s.dim + d];
+        if (std::fabs(moved_source - moved_ghost) > 1e-12) {
+          f.addf("ghost ", j, " (id ", after.ids[j], ") moved by ", moved_ghost, " along ", d,
+                 ", its source by ", moved_source);
+          break;
+        }
+      }
+    }
+    f.require("ghosts follow their sources");
+    DIST_OK(pvec_vector_destroy(v));
   }
 }
