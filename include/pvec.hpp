@@ -91,6 +91,17 @@ inline void check(pvec_status status) {
   detail::fail(status, text);
 }
 
+namespace detail {
+/// check() for a C call made on behalf of the C++ function `caller`: the message names the
+/// function the user called first, then the C detail ("pvec::vector::host_view:
+/// pvec_layout_get: property 7 out of range ...").
+inline void check_in(const char* caller, pvec_status status) {
+  if (status == PVEC_SUCCESS) return;
+  const std::string text = pvec_last_error();
+  fail(status, std::string(caller) + ": " + text);
+}
+}  // namespace detail
+
 // ======================================================================================
 // Element types
 // ======================================================================================
@@ -544,13 +555,13 @@ class vector {
   /// Valid until the generation changes.
   template <class T>
   T* host_ptr(int prop) const {
-    return host_view<T>(prop).data;
+    return make_view<T>(prop, false, "host_ptr").data;
   }
   /// Device mirror of prop (or PVEC_POS) as T*, for kernels; a host address with the host
   /// backend. Throws and stays valid as host_ptr.
   template <class T>
   T* device_ptr(int prop) const {
-    return device_view<T>(prop).data;
+    return make_view<T>(prop, true, "device_ptr").data;
   }
   /// View of the host mirror of prop (or PVEC_POS), indexed v(i), v(i, c), v(i, a, b).
   /// Throws pvec::error: OUT_OF_RANGE, DTYPE_MISMATCH (T, const ignored, is not the
@@ -714,7 +725,10 @@ class vector {
   template <class T>
   view<T> make_view(int prop, bool device, const char* fn) const {
     constexpr pvec_dtype want = dtype_of<T>();
-    const pvec_layout l = layout(prop);
+    pvec_layout l{};
+    l.struct_size = sizeof l;
+    detail::check_in((std::string("pvec::vector::") + fn).c_str(),
+                     pvec_layout_get(handle_, prop, &l));
     if (l.dtype != want)
       detail::fail(PVEC_ERROR_DTYPE_MISMATCH,
                    std::string("pvec::vector::") + fn + "<" + dtype_name(want) + ">: property " +

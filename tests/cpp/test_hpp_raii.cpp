@@ -318,8 +318,16 @@ TEST_CASE("failures throw pvec::error with status and message", "[cpp][errors]")
   SECTION("unknown properties") {
     require_error([&] { (void)v.prop_index("nope"); }, PVEC_ERROR_INVALID_ARGUMENT);
     require_error([&] { (void)v.layout(3); }, PVEC_ERROR_OUT_OF_RANGE);
-    require_error([&] { (void)v.host_view<double>(7); }, PVEC_ERROR_OUT_OF_RANGE);
-    require_error([&] { (void)v.device_view<double>(-7); }, PVEC_ERROR_OUT_OF_RANGE);
+    // The message names the function called, then the C detail.
+    const std::string hv =
+        require_error([&] { (void)v.host_view<double>(7); }, PVEC_ERROR_OUT_OF_RANGE);
+    CHECK(hv.rfind("pvec: pvec::vector::host_view: pvec_layout_get: property 7", 0) == 0);
+    const std::string dv =
+        require_error([&] { (void)v.device_view<double>(-7); }, PVEC_ERROR_OUT_OF_RANGE);
+    CHECK(dv.rfind("pvec: pvec::vector::device_view: ", 0) == 0);
+    const std::string hp =
+        require_error([&] { (void)v.host_ptr<double>(9); }, PVEC_ERROR_OUT_OF_RANGE);
+    CHECK(hp.find("pvec::vector::host_ptr") != std::string::npos);
     require_error([&] { v.host_to_device({0, 9}); }, PVEC_ERROR_OUT_OF_RANGE);
     require_error([&] { v.device_to_host({1, 1}); }, PVEC_ERROR_INVALID_ARGUMENT);
   }
