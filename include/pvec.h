@@ -36,8 +36,16 @@
  * pvec_vector_destroy. Each reallocation increments the vector's generation counter
  * (pvec_layout.generation), so a binding can detect a stale view.
  *
- * Mirrors are synchronised only when asked (pvec_host_to_device / pvec_device_to_host),
- * and by the operations that say so (map and ghost_* on the side they run on).
+ * Mirrors are synchronised only when asked (pvec_host_to_device / pvec_device_to_host).
+ * What each call leaves in the mirrors:
+ *   - create, append, resize: the new particles are zero on both mirrors;
+ *   - reserve, shrink_to_fit, remove: both mirrors keep their values (remove packs both);
+ *   - map, ghost_get, ghost_put run on one mirror (the device mirror with PVEC_ON_DEVICE,
+ *     else the host mirror) and write only that one. The other mirror keeps its bytes where
+ *     rows existed before (rows beyond the old sizes are unspecified), but after map or
+ *     ghost_get they no longer describe the same particles: copy the mirror that ran over the
+ *     other (pvec_device_to_host after a device map, say) before reading it;
+ *   - transfers copy rows [0, n_local + n_ghost) of the listed properties, ghosts included.
  *
  * ---------------------------------------------------------------------------------------
  * Conventions
@@ -150,13 +158,22 @@ PVEC_API const char* pvec_last_error(void);
  *  has not already done so; a program started without mpirun runs as one rank. When CUDA
  *  devices exist, selects device (node-local rank mod device count) for this process,
  *  unless the environment variable PVEC_DEVICE names one. argc/argv may be NULL.
+ *  libpvec carries its own CUDA runtime (linked statically), apart from the program's: the
+ *  device it selects is current for pvec's runtime only. A CUDA program makes the same
+ *  device current in its own runtime before it allocates or launches for a vector:
+ *  cudaSetDevice(d) with d from pvec_vector_device (both runtimes then share that device's
+ *  primary context, so pointers and streams pass between them).
  *  Calling it again is harmless. Collective over MPI_COMM_WORLD when it initialises MPI.
  *  Errors: PVEC_ERROR_MPI; PVEC_ERROR_STATE after pvec_finalize. Since 0.1. */
 PVEC_API pvec_status pvec_init(int* argc, char*** argv);
 
 /** End pvec: destroys every vector and schema still alive, frees pvec's staging memory,
- *  and finalises MPI if pvec_init initialised it. Afterwards only the functions of
- *  section 1, pvec_initialized and schema functions may be called. Collective.
+ *  and finalises MPI if pvec_init initialised it. Collective. Before pvec_init and after
+ *  pvec_finalize, the calls that need no library state work: section 1, pvec_initialized,
+ *  pvec_cuda_device_count, pvec_memory_stats_get (so that a program can check that
+ *  everything was freed) and the schema functions; pvec_init after pvec_finalize and
+ *  pvec_vector_create return PVEC_ERROR_STATE, and the handles of the vectors that were
+ *  alive are PVEC_ERROR_INVALID_HANDLE.
  *  Errors: PVEC_ERROR_STATE if pvec_init was not called. Since 0.1. */
 PVEC_API pvec_status pvec_finalize(void);
 
@@ -234,6 +251,12 @@ typedef struct pvec_vector_s* pvec_vector_t;
 
 /** Property index that names the positions wherever a property index is taken. */
 #define PVEC_POS (-1)
+
+/** The empty property list, for the calls that take (props, nprops): pass it with nprops = 0,
+ *  e.g. pvec_ghost_get(v, PVEC_NO_PROPS, 0, flags) sends the positions only. NULL means
+ *  every property. A sentinel address, never read; with nprops != 0 it is INVALID_ARGUMENT.
+ *  Since 0.1. */
+#define PVEC_NO_PROPS ((const int*)(intptr_t)-1)
 
 typedef enum pvec_boundary { PVEC_NON_PERIODIC = 0, PVEC_PERIODIC = 1 } pvec_boundary;
 
@@ -413,6 +436,18 @@ typedef struct pvec_layout {
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL or struct_size below PVEC_LAYOUT_SIZE_V1),
  *  OUT_OF_RANGE (prop). Valid until the generation changes. Since 0.1. */
 PVEC_API pvec_status pvec_layout_get(pvec_vector_t vec, int prop, pvec_layout* out);
+
+/** The layouts of several properties in one call, for refreshing a kernel's pointers after
+ *  map or ghost_get: out[k] receives the layout of props[k] (PVEC_POS for the positions);
+ *  props == NULL means the positions and then every property (out[0] the positions,
+ *  out[1 + p] property p; nprops ignored). out is an array of n_out elements whose size is
+ *  out[0].struct_size (the caller's sizeof(pvec_layout)); every element is written with
+ *  that struct_size, no byte beyond. Local. Valid until the generation changes.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL, out[0].struct_size below
+ *  PVEC_LAYOUT_SIZE_V1, nprops < 0, a repeated entry, n_out too small for the list),
+ *  OUT_OF_RANGE (an entry). Nothing is written on error. Since 0.1. */
+PVEC_API pvec_status pvec_layouts_get(pvec_vector_t vec, const int* props, int nprops,
+                                      pvec_layout* out, int n_out);
 
 /** Host mirror of property prop (or PVEC_POS): element (i, c) at ptr[c*capacity + i].
  *  Returns NULL on error (INVALID_HANDLE, OUT_OF_RANGE; see pvec_last_error). Valid until

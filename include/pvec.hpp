@@ -518,6 +518,14 @@ class vector {
     check(pvec_layout_get(handle_, prop, &l));
     return l;
   }
+  /// Layouts of the positions and then every property (element 1 + p is property p), in one
+  /// call: what a kernel refreshes after map or ghost_get. Valid until the generation changes.
+  std::vector<pvec_layout> layouts() const {
+    std::vector<pvec_layout> out(static_cast<std::size_t>(prop_count()) + 1);
+    out[0].struct_size = sizeof(pvec_layout);
+    check(pvec_layouts_get(handle_, nullptr, 0, out.data(), static_cast<int>(out.size())));
+    return out;
+  }
   /// Backend in use: PVEC_BACKEND_HOST or PVEC_BACKEND_CUDA.
   pvec_backend backend() const { return query<pvec_backend>(pvec_vector_backend); }
   /// CUDA device ordinal holding the device mirror, or -1 with the host backend.

@@ -73,6 +73,9 @@ module pvec
   integer(c_int), parameter, public :: PVEC_MAX_DIM = 4
   !> Property index naming the positions.
   integer(c_int), parameter, public :: PVEC_POS = -1
+  !> The C sentinel for an empty property list (its address value). In Fortran pass a
+  !> zero-size array instead.
+  integer(c_intptr_t), parameter, public :: PVEC_NO_PROPS = -1_c_intptr_t
 
   ! ---- Sizes of the first two layouts of pvec_op_stats -------------------------------------------
   !> The smallest struct_size pvec_last_op_stats accepts (without particles_self), and the size
@@ -205,6 +208,7 @@ module pvec
   public :: c_pvec_prop_count, c_pvec_prop_index, c_pvec_vector_backend, c_pvec_vector_device
   public :: c_pvec_generation
   public :: c_pvec_reserve, c_pvec_resize, c_pvec_append, c_pvec_remove, c_pvec_shrink_to_fit
+  public :: c_pvec_layouts_get
   public :: c_pvec_layout_get, c_pvec_host_ptr, c_pvec_device_ptr, c_pvec_set_stream
   public :: c_pvec_get_stream, c_pvec_host_to_device, c_pvec_device_to_host
   public :: c_pvec_host_to_device_async, c_pvec_device_to_host_async, c_pvec_synchronize
@@ -452,6 +456,13 @@ module pvec
       type(c_ptr), value :: vec
       integer(c_int), value :: prop
       type(pvec_layout), intent(inout) :: out
+      integer(c_int) :: r
+    end function
+    function c_pvec_layouts_get(vec, props, nprops, out, n_out) result(r) &
+        bind(C, name='pvec_layouts_get')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec, props, out
+      integer(c_int), value :: nprops, n_out
       integer(c_int) :: r
     end function
     function c_pvec_host_ptr(vec, prop) result(r) bind(C, name='pvec_host_ptr')

@@ -2,6 +2,9 @@
 #include "capi/guard.hpp"
 #include "capi/versioned.hpp"
 
+#include <cstring>
+#include <vector>
+
 using namespace pvec::impl;
 using namespace pvec::impl::capi;
 
@@ -11,27 +14,27 @@ extern "C" pvec_status pvec_layout_get(pvec_vector_t vec, int prop, pvec_layout*
   return guard("pvec_layout_get", [&] {
     auto& v = vec_of(vec);
     versioned_size(out, PVEC_LAYOUT_SIZE_V1, "out", "pvec_layout");
-    int col = v.column_of(prop);
-    ParticleSet& ps = v.mirrors();
-    ps.flush_device();
-    const PropertyBuffer& b = ps.column(col);
-    pvec_layout l = PVEC_LAYOUT_INIT;
-    l.prop = prop;
-    l.name = b.spec.name.c_str();
-    l.dtype = b.spec.dtype;
-    l.elem_size = b.spec.elem_size;
-    l.rank = b.spec.rank;
-    for (int k = 0; k < PVEC_MAX_RANK; ++k) l.extents[k] = b.spec.extents[k];
-    l.ncomp = b.spec.ncomp;
-    l.capacity = ps.capacity();
-    l.stride_elems = ps.capacity();
-    l.stride_bytes = ps.capacity() * static_cast<int64_t>(b.spec.elem_size);
-    l.n_local = ps.n_local();
-    l.n_ghost = ps.n_ghost();
-    l.generation = ps.generation();
-    l.host_ptr = b.host;
-    l.device_ptr = b.dev;
-    write_versioned(out, l, PVEC_LAYOUT_SIZE_V1, "out", "pvec_layout");
+    write_versioned(out, v.layout(prop), PVEC_LAYOUT_SIZE_V1, "out", "pvec_layout");
+  });
+}
+
+extern "C" pvec_status pvec_layouts_get(pvec_vector_t vec, const int* props, int nprops,
+                                        pvec_layout* out, int n_out) {
+  return guard("pvec_layouts_get", [&] {
+    auto& v = vec_of(vec);
+    const size_t stride = versioned_size(out, PVEC_LAYOUT_SIZE_V1, "out", "pvec_layout");
+    const std::vector<int> list = v.prop_list(props, nprops);
+    if (n_out < 0 || static_cast<size_t>(n_out) < list.size())
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "out has room for ", n_out, " layouts, ", list.size(),
+           " asked", props == nullptr ? " (the positions and every property)" : "");
+    std::vector<pvec_layout> got;
+    for (int prop : list) got.push_back(v.layout(prop));  // every check before any write
+    char* at = reinterpret_cast<char*>(out);
+    for (size_t k = 0; k < got.size(); ++k) {
+      pvec_layout* slot = reinterpret_cast<pvec_layout*>(at + k * stride);
+      std::memcpy(static_cast<void*>(slot), &stride, sizeof stride);  // the caller's size
+      write_versioned(slot, got[k], PVEC_LAYOUT_SIZE_V1, "out", "pvec_layout");
+    }
   });
 }
 

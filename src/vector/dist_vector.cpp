@@ -116,8 +116,47 @@ int DistVector::column_of(int prop) const {
   return prop + 1;
 }
 
+namespace {
+bool no_props(const int* props, int nprops) {
+  if (props != PVEC_NO_PROPS) return false;
+  if (nprops != 0)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "PVEC_NO_PROPS goes with nprops = 0, not ", nprops);
+  return true;
+}
+}  // namespace
+
+std::vector<int> DistVector::prop_list(const int* props, int nprops) const {
+  std::vector<int> out;
+  for (int c : columns_of(props, nprops, true)) out.push_back(c == 0 ? PVEC_POS : c - 1);
+  return out;
+}
+
+pvec_layout DistVector::layout(int prop) {
+  const int col = column_of(prop);
+  ps_->flush_device();
+  const PropertyBuffer& b = ps_->column(col);
+  pvec_layout l = PVEC_LAYOUT_INIT;
+  l.prop = prop;
+  l.name = b.spec.name.c_str();
+  l.dtype = b.spec.dtype;
+  l.elem_size = b.spec.elem_size;
+  l.rank = b.spec.rank;
+  for (int k = 0; k < PVEC_MAX_RANK; ++k) l.extents[k] = b.spec.extents[k];
+  l.ncomp = b.spec.ncomp;
+  l.capacity = ps_->capacity();
+  l.stride_elems = ps_->capacity();
+  l.stride_bytes = ps_->capacity() * static_cast<int64_t>(b.spec.elem_size);
+  l.n_local = ps_->n_local();
+  l.n_ghost = ps_->n_ghost();
+  l.generation = ps_->generation();
+  l.host_ptr = b.host;
+  l.device_ptr = b.dev;
+  return l;
+}
+
 std::vector<int> DistVector::columns_of(const int* props, int nprops, bool positions_if_all) const {
   std::vector<int> cols;
+  if (no_props(props, nprops)) return cols;
   if (props == nullptr) {
     for (int k = positions_if_all ? 0 : 1; k < ps_->column_count(); ++k) cols.push_back(k);
     return cols;

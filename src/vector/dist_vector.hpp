@@ -53,8 +53,15 @@ class DistVector {
 
   // Column of property prop (PVEC_POS for positions); throws OUT_OF_RANGE.
   int column_of(int prop) const;
-  // Columns for a property list; NULL means all columns. Throws on a bad or repeated entry.
+  // Columns for a property list; NULL means all columns (with the positions first if
+  // positions_if_all), PVEC_NO_PROPS none. Throws on a bad or repeated entry.
   std::vector<int> columns_of(const int* props, int nprops, bool positions_if_all) const;
+  // The property indices (PVEC_POS for positions) of a list as pvec.h takes it: NULL means
+  // the positions then every property, PVEC_NO_PROPS none. Throws on a bad or repeated entry.
+  std::vector<int> prop_list(const int* props, int nprops) const;
+  // What a kernel needs to index property prop (or PVEC_POS): pvec_layout_get. Flushes the
+  // deferred zero fill of the device mirror first, so its pointer can be handed out.
+  pvec_layout layout(int prop);
   const std::string& name_of(int column) const { return ps_->column(column).spec.name; }
 
   void subdomain(int rank, double* lo, double* hi) const;

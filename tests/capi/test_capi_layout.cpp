@@ -314,3 +314,91 @@ TEST_CASE("version", "[layout]") {
   PVEC_REQUIRE_OK(pvec_initialized(&flag));
   CHECK(flag == 1);
 }
+
+TEST_CASE("layouts_get returns the layouts of a list, or of everything, in one call", "[layout]") {
+  capi::Vector v = capi::make_vector(capi::mixed_props(), capi::make_desc(100));
+  int np = 0;
+  PVEC_REQUIRE_OK(pvec_prop_count(v.get(), &np));
+  SECTION("everything: the positions, then every property") {
+    std::vector<pvec_layout> all(static_cast<size_t>(np) + 1);
+    all[0].struct_size = sizeof(pvec_layout);
+    PVEC_REQUIRE_OK(pvec_layouts_get(v.get(), nullptr, 0, all.data(), np + 1));
+    for (int k = 0; k <= np; ++k) {
+      const pvec_layout one = capi::layout_of(v.get(), k == 0 ? PVEC_POS : k - 1);
+      CHECK(all[k].struct_size == sizeof(pvec_layout));
+      CHECK(all[k].prop == one.prop);
+      CHECK(all[k].host_ptr == one.host_ptr);
+      CHECK(all[k].device_ptr == one.device_ptr);
+      CHECK(all[k].capacity == one.capacity);
+      CHECK(all[k].generation == one.generation);
+      CHECK(std::memcmp(&all[k], &one, sizeof one) == 0);
+    }
+  }
+  SECTION("a list, in its order") {
+    const int list[3] = {2, PVEC_POS, 0};
+    pvec_layout out[3];
+    out[0].struct_size = sizeof(pvec_layout);
+    PVEC_REQUIRE_OK(pvec_layouts_get(v.get(), list, 3, out, 3));
+    for (int k = 0; k < 3; ++k) CHECK(out[k].prop == list[k]);
+  }
+  SECTION("a newer caller's larger elements: the stride is out[0].struct_size") {
+    struct Bigger {
+      pvec_layout l;
+      unsigned char extra[24];
+    };
+    Bigger b[2];
+    std::memset(static_cast<void*>(b), 0x5a, sizeof b);
+    b[0].l.struct_size = sizeof(Bigger);
+    const int list[2] = {0, 1};
+    PVEC_REQUIRE_OK(pvec_layouts_get(v.get(), list, 2, &b[0].l, 2));
+    CHECK(b[1].l.struct_size == sizeof(Bigger));
+    CHECK(b[1].l.prop == 1);
+    CHECK(b[1].l.host_ptr == capi::layout_of(v.get(), 1).host_ptr);
+    for (const Bigger& e : b)
+      for (unsigned char c : e.extra) CHECK(c == 0x5a);
+  }
+  SECTION("PVEC_NO_PROPS: nothing asked, nothing written") {
+    pvec_layout l = PVEC_LAYOUT_INIT;
+    l.prop = 12345;
+    PVEC_REQUIRE_OK(pvec_layouts_get(v.get(), PVEC_NO_PROPS, 0, &l, 1));
+    CHECK(l.prop == 12345);
+    PVEC_REQUIRE_OK(pvec_host_to_device(v.get(), PVEC_NO_PROPS, 0));
+    CHECK(pvec_host_to_device(v.get(), PVEC_NO_PROPS, 1) == PVEC_ERROR_INVALID_ARGUMENT);
+  }
+  SECTION("an error writes nothing") {
+    const int list[2] = {0, 99};
+    pvec_layout out[2];
+    std::memset(static_cast<void*>(out), 0x33, sizeof out);
+    out[0].struct_size = sizeof(pvec_layout);
+    CHECK(pvec_layouts_get(v.get(), list, 2, out, 2) == PVEC_ERROR_OUT_OF_RANGE);
+    CHECK(std::string(pvec_last_error()).find("pvec_layouts_get") == 0);
+    CHECK(out[0].struct_size == sizeof(pvec_layout));
+    CHECK(out[0].prop == 0x33333333);
+  }
+}
+
+TEST_CASE("ghost_get with PVEC_NO_PROPS sends the positions only", "[layout]") {
+  pvec_vector_desc d = capi::make_desc(200, 2);
+  d.boundary[0] = d.boundary[1] = PVEC_PERIODIC;
+  d.ghost_width = 0.1;
+  capi::Vector v = capi::make_vector(capi::mixed_props(), d);
+  int64_t cap = 0;
+  PVEC_REQUIRE_OK(pvec_capacity(v.get(), &cap));
+  double* x = static_cast<double*>(pvec_host_ptr(v.get(), PVEC_POS));
+  for (int64_t i = 0; i < 200; ++i) {
+    x[i] = (i * 37 % 200) / 200.0;
+    x[cap + i] = (i * 91 % 200) / 200.0;
+  }
+  PVEC_REQUIRE_OK(pvec_ghost_get(v.get(), nullptr, 0, 0));
+  int64_t g_all = 0;
+  PVEC_REQUIRE_OK(pvec_ghost_size(v.get(), &g_all));
+  REQUIRE(g_all > 0);
+  pvec_op_stats all = {};
+  all.struct_size = sizeof all;
+  PVEC_REQUIRE_OK(pvec_last_op_stats(v.get(), &all));
+  PVEC_REQUIRE_OK(pvec_ghost_get(v.get(), PVEC_NO_PROPS, 0, 0));
+  int64_t g = 0;
+  PVEC_REQUIRE_OK(pvec_ghost_size(v.get(), &g));
+  CHECK(g == g_all);
+  CHECK(pvec_ghost_get(v.get(), PVEC_NO_PROPS, 2, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+}

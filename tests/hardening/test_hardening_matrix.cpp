@@ -164,6 +164,12 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
       {"pvec_remove", [](pvec_vector_t v) { return pvec_remove(v, idx, 1); }},
       {"pvec_shrink_to_fit", [](pvec_vector_t v) { return pvec_shrink_to_fit(v); }},
       {"pvec_layout_get", [](pvec_vector_t v) { return pvec_layout_get(v, 0, &lay); }},
+      {"pvec_layouts_get",
+       [](pvec_vector_t v) {
+         static pvec_layout many[2] = {PVEC_LAYOUT_INIT, PVEC_LAYOUT_INIT};
+         static const int two[2] = {PVEC_POS, 0};
+         return pvec_layouts_get(v, two, 2, many, 2);
+       }},
       {"pvec_set_stream", [](pvec_vector_t v) { return pvec_set_stream(v, nullptr); }},
       {"pvec_get_stream", [](pvec_vector_t v) { return pvec_get_stream(v, &st); }},
       {"pvec_host_to_device", [](pvec_vector_t v) { return pvec_host_to_device(v, props, 1); }},
@@ -602,11 +608,50 @@ std::vector<Row> build_rows(Ctx& c) {
       pvec_layout l = PVEC_LAYOUT_INIT;
       return pvec_layout_get(x.witness.get(), prop, &l);
     });
+    add("pvec_layouts_get", w, OOR, [prop](Ctx& x) {
+      pvec_layout l[2] = {PVEC_LAYOUT_INIT, PVEC_LAYOUT_INIT};
+      const int list[2] = {0, prop};
+      return pvec_layouts_get(x.witness.get(), list, 2, l, 2);
+    });
     rows.push_back(pointer_row("pvec_host_ptr", w,
                                [prop](Ctx& x) { return pvec_host_ptr(x.witness.get(), prop); }));
     rows.push_back(pointer_row("pvec_device_ptr", w,
                                [prop](Ctx& x) { return pvec_device_ptr(x.witness.get(), prop); }));
   }
+
+  add("pvec_layouts_get", "out NULL", IA, [](Ctx& x) {
+    const int one = 0;
+    return pvec_layouts_get(x.witness.get(), &one, 1, nullptr, 1);
+  });
+  add("pvec_layouts_get", "struct_size 8", IA, [](Ctx& x) {
+    pvec_layout l = PVEC_LAYOUT_INIT;
+    l.struct_size = 8;
+    const int one = 0;
+    return pvec_layouts_get(x.witness.get(), &one, 1, &l, 1);
+  });
+  add("pvec_layouts_get", "n_out too small for all", IA, [](Ctx& x) {
+    pvec_layout l[2] = {PVEC_LAYOUT_INIT, PVEC_LAYOUT_INIT};
+    return pvec_layouts_get(x.witness.get(), nullptr, 0, l, 1);
+  });
+  add("pvec_layouts_get", "n_out negative", IA, [](Ctx& x) {
+    pvec_layout l = PVEC_LAYOUT_INIT;
+    const int one = 0;
+    return pvec_layouts_get(x.witness.get(), &one, 1, &l, -1);
+  });
+  add("pvec_layouts_get", "nprops negative", IA, [](Ctx& x) {
+    pvec_layout l = PVEC_LAYOUT_INIT;
+    const int one = 0;
+    return pvec_layouts_get(x.witness.get(), &one, -1, &l, 1);
+  });
+  add("pvec_layouts_get", "repeated entry", IA, [](Ctx& x) {
+    pvec_layout l[2] = {PVEC_LAYOUT_INIT, PVEC_LAYOUT_INIT};
+    const int twice[2] = {0, 0};
+    return pvec_layouts_get(x.witness.get(), twice, 2, l, 2);
+  });
+  add("pvec_layouts_get", "PVEC_NO_PROPS with nprops 2", IA, [](Ctx& x) {
+    pvec_layout l[2] = {PVEC_LAYOUT_INIT, PVEC_LAYOUT_INIT};
+    return pvec_layouts_get(x.witness.get(), PVEC_NO_PROPS, 2, l, 2);
+  });
 
   // ---- Section 6: transfers. ----
   add("pvec_get_stream", "stream NULL", IA,

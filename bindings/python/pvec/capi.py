@@ -32,6 +32,9 @@ MAX_RANK = 2
 MAX_NAME = 63
 MAX_DIM = 4
 POS = -1
+# PVEC_NO_PROPS, the C sentinel for an empty property list (its address value); the Python
+# API takes an empty list instead.
+NO_PROPS = -1
 # Sizes of the first and second layouts of pvec_op_stats (the smallest struct_size that
 # pvec_last_op_stats accepts; the size without transport).
 OP_STATS_SIZE_V1 = ctypes.sizeof(ctypes.c_size_t) + 2 * 8 + 4 * 8
@@ -262,6 +265,7 @@ PROTOTYPES = {
     "pvec_shrink_to_fit": (_st, [_handle]),
     # 5. layout and raw pointers
     "pvec_layout_get": (_st, [_handle, ctypes.c_int, ctypes.POINTER(Layout)]),
+    "pvec_layouts_get": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.POINTER(Layout), ctypes.c_int]),
     "pvec_host_ptr": (ctypes.c_void_p, [_handle, ctypes.c_int]),
     "pvec_device_ptr": (ctypes.c_void_p, [_handle, ctypes.c_int]),
     # 6. transfers
