@@ -6,6 +6,8 @@
 
 namespace pvec::impl {
 
+using U = Workspace::Use;
+
 bool DistContext::prepare_exchange(bool device, int64_t recv_total) {
   return transport.prepare(device && ps.cuda(), recv_total, stats);
 }
@@ -16,13 +18,13 @@ const char* DistContext::exchange(bool device, bool ipc, const void* send,
                                   const std::vector<int64_t>& recv_bytes,
                                   const std::vector<int64_t>& recv_displs) {
   return transport.exchange(device && ps.cuda(), ipc, send, send_bytes, send_displs, recv,
-                            recv_bytes, recv_displs, ps.stream(), ws.host[Workspace::kSend],
-                            ws.host[Workspace::kRecv], stats);
+                            recv_bytes, recv_displs, ps.stream(), ws.host_side()[U::send],
+                            ws.host_side()[U::recv], stats);
 }
 
 void DistContext::reserve_peers(bool device, size_t words) {
-  ws.host[Workspace::kPeers].ensure_as<int64_t>(words);
-  if (device && ps.cuda()) ws.dev[Workspace::kPeers].ensure_as<int64_t>(words);
+  ws.host_side()[U::peers].ensure_as<int64_t>(words);
+  if (device && ps.cuda()) ws.device_side()[U::peers].ensure_as<int64_t>(words);
 }
 
 int64_t* DistContext::upload_peers(bool device,
@@ -30,14 +32,14 @@ int64_t* DistContext::upload_peers(bool device,
   size_t total = 0;
   for (auto* a : arrays) total += a->size();
   reserve_peers(device, total);
-  int64_t* h = static_cast<int64_t*>(ws.host[Workspace::kPeers].data());
+  int64_t* h = static_cast<int64_t*>(ws.host_side()[U::peers].data());
   size_t at = 0;
   for (auto* a : arrays) {
     std::copy(a->begin(), a->end(), h + at);
     at += a->size();
   }
   if (!(device && ps.cuda())) return h;
-  int64_t* d = static_cast<int64_t*>(ws.dev[Workspace::kPeers].data());
+  int64_t* d = static_cast<int64_t*>(ws.device_side()[U::peers].data());
   copy_bytes(d, h, total * sizeof(int64_t), true, ps.stream());
   return d;
 }

@@ -28,6 +28,8 @@
 
 namespace pvec::impl {
 
+using U = Workspace::Use;
+
 namespace {
 
 // Builds the plan of a ghost_get (which local particle goes to which rank, with which periodic
@@ -38,7 +40,7 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
   ParticleSet& ps = ctx.ps;
   const bool gpu = device && ps.cuda();
   const Exec ex = ps.exec(device);
-  ScratchBuffer* side = ctx.ws.side(gpu);
+  const Workspace::Side side = ctx.ws.side(gpu);
   const int P = ctx.comm.size(), me = ctx.comm.rank();
   const int64_t n = ps.n_local();
   // Keep the previous plan's buffers when it ran on the same side: no allocation in
@@ -67,7 +69,7 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
         using T = decltype(t);
         const T* pos = static_cast<const T*>(ps.column(0).mirror(device));
         // The particles near a subdomain boundary.
-        const IndexList near{side[Workspace::kIndexB].ensure(std::max<int64_t>(n, 1) * ie), narrow};
+        const IndexList near{side[U::near_list].ensure(std::max<int64_t>(n, 1) * ie), narrow};
         // On the device, after a first plan, the host does not wait for the number of near
         // particles: the count pass makes room for a few more than last time and reads the
         // number on the device, and the synchronisation after the scan of the counts brings
@@ -81,10 +83,10 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
         uint32_t* words = nullptr;
         auto make_room = [&](int64_t r) {
           room = r;
-          count = side[Workspace::kIndexA].ensure_as<int64_t>(room + 2);
+          count = side[U::near_counts].ensure_as<int64_t>(room + 2);
           // The count pass's records as cell words, for the fill pass (kKeysAlt is free
           // until the sort after the fill).
-          words = side[Workspace::kKeysAlt].ensure_as<uint32_t>(std::max<int64_t>(room, 1));
+          words = side[U::cell_words].ensure_as<uint32_t>(std::max<int64_t>(room, 1));
         };
         with_dim(ctx.grid.dim, [&](auto D) {
           GhostNear<T, D.value> f{inner_band<T, D.value>(ctx.grid, me, ctx.ghost_width), pos,
@@ -93,10 +95,10 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
           if (speculate) {
             make_room(std::min(n, halo.near_hint + halo.near_hint / 16 + 1024));
             nb_dev = count + room + 1;
-            select_where_async(ex, n, f, near, side[Workspace::kValsAlt], side[Workspace::kTemp],
+            select_where_async(ex, n, f, near, side[U::near_votes], side[U::temp],
                                count + room + 1);
           } else {
-            nb = select_where(ex, n, f, near, side[Workspace::kValsAlt], side[Workspace::kTemp]);
+            nb = select_where(ex, n, f, near, side[U::near_votes], side[U::temp]);
             make_room(nb);
           }
         });
@@ -127,12 +129,12 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
           });
         };
         candidates(false, nullptr, IndexList{}, nullptr, nullptr);
-        total = exclusive_scan(ex, count, room, side[Workspace::kTemp], speculate ? &nb : nullptr);
+        total = exclusive_scan(ex, count, room, side[U::temp], speculate ? &nb : nullptr);
         if (nb > room) {  // more near particles than room: again, with room for all
           make_room(nb);
           nb_dev = nullptr;
           candidates(false, nullptr, IndexList{}, nullptr, nullptr);
-          total = exclusive_scan(ex, count, room, side[Workspace::kTemp]);
+          total = exclusive_scan(ex, count, room, side[U::temp]);
         }
         if (gpu) halo.near_hint = nb;
         const int64_t slots = std::max<int64_t>(total, 1);
@@ -153,25 +155,24 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
           // sort; otherwise it is the entry's number, and source and shift are gathered by
           // it.
           int32_t* peer_plan = plan->peer.ensure_as<int32_t>(slots);
-          int32_t* peer = side[Workspace::kLabels].ensure_as<int32_t>(slots);
-          int64_t* sorted = side[Workspace::kValsAlt].ensure_as<int64_t>(slots);
+          int32_t* peer = side[U::entry_peers].ensure_as<int32_t>(slots);
+          int64_t* sorted = side[U::sorted_payload].ensure_as<int64_t>(slots);
           if (narrow) {
-            int64_t* packed = side[Workspace::kSend].ensure_as<int64_t>(slots);
+            int64_t* packed = side[U::packed_entries].ensure_as<int64_t>(slots);
             candidates(true, peer, IndexList{}, nullptr, packed);
-            sort_pairs_to(ex, peer, peer_plan, packed, sorted, total, P - 1,
-                          side[Workspace::kTemp]);
+            sort_pairs_to(ex, peer, peer_plan, packed, sorted, total, P - 1, side[U::temp]);
             for_each(ex, total, UnpackEntries{sorted, src_plan, shift_plan});
           } else {
-            const IndexList src{side[Workspace::kSend].ensure(slots * ie), narrow};
-            int32_t* shift = side[Workspace::kRecv].ensure_as<int32_t>(slots);
+            const IndexList src{side[U::entry_sources].ensure(slots * ie), narrow};
+            int32_t* shift = side[U::entry_shifts].ensure_as<int32_t>(slots);
             candidates(true, peer, src, shift, nullptr);
-            int64_t* ids = side[Workspace::kIndexA].ensure_as<int64_t>(slots);
+            int64_t* ids = side[U::entry_ids].ensure_as<int64_t>(slots);
             for_each(ex, total, Iota{ids});
-            sort_pairs_to(ex, peer, peer_plan, ids, sorted, total, P - 1, side[Workspace::kTemp]);
+            sort_pairs_to(ex, peer, peer_plan, ids, sorted, total, P - 1, side[U::temp]);
             gather_rows(ex, shift_plan, 0, shift, 0, sorted, total, 1, sizeof(int32_t));
             gather_rows(ex, src_plan.data, 0, src.data, 0, sorted, total, 1, ie);
           }
-          bucket_bounds(ex, peer_plan, total, P, bounds.data(), side[Workspace::kTemp]);
+          bucket_bounds(ex, peer_plan, total, P, bounds.data(), side[U::temp]);
         }
         plan->send_counts.resize(P);
         plan->send_first.resize(P);
@@ -204,7 +205,7 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   ParticleSet& ps = ctx.ps;
   const bool gpu = device && ps.cuda();
   const Exec ex = ps.exec(device);
-  ScratchBuffer* side = ctx.ws.side(gpu);
+  const Workspace::Side side = ctx.ws.side(gpu);
   const int P = ctx.comm.size(), me = ctx.comm.rank();
   const int64_t n = ps.n_local();
 
@@ -219,9 +220,8 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
   ctx.agree("pvec_ghost_get: making room", [&] {
-    sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
-    if (!ipc)
-      recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+    sendbuf = static_cast<char*>(side[U::send].ensure(std::max<int64_t>(send_total, 8)));
+    if (!ipc) recvbuf = static_cast<char*>(side[U::recv].ensure(std::max<int64_t>(recv_total, 8)));
     ctx.reserve_peers(device, 3 * P);  // as in map
     growth = ps.reserve_growth(n + plan.n_recv);
   });

@@ -14,6 +14,8 @@
 
 namespace pvec::impl {
 
+using U = Workspace::Use;
+
 void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int>& cols,
                pvec_reduce_op op, unsigned flags) {
   ctx.stats = OpStats{};
@@ -22,7 +24,7 @@ void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int
   ParticleSet& ps = ctx.ps;
   const bool gpu = device && ps.cuda();
   const Exec ex = ps.exec(device);
-  ScratchBuffer* side = ctx.ws.side(gpu);
+  const Workspace::Side side = ctx.ws.side(gpu);
   const int P = ctx.comm.size(), me = ctx.comm.rank();
   const bool ok = plan_in && plan_in->valid && plan_in->on_device == device &&
                   plan_in->n_local == ps.n_local() && ps.n_ghost() == plan_in->n_recv;
@@ -45,9 +47,8 @@ void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   ctx.agree("pvec_ghost_put: making room", [&] {
-    sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
-    if (!ipc)
-      recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+    sendbuf = static_cast<char*>(side[U::send].ensure(std::max<int64_t>(send_total, 8)));
+    if (!ipc) recvbuf = static_cast<char*>(side[U::recv].ensure(std::max<int64_t>(recv_total, 8)));
     peers = ctx.upload_peers(device, {&recv_displs, &plan.send_first, &plan.send_counts});
   });
   for (int r = 0; r < P; ++r) {

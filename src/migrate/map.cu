@@ -23,6 +23,8 @@
 
 namespace pvec::impl {
 
+using U = Workspace::Use;
+
 namespace {
 // The bit of LabelOwner's answer that map votes into words (its movers).
 constexpr int kMoverBit = 1;
@@ -36,7 +38,7 @@ int64_t map(DistContext& ctx, unsigned flags) {
   const bool remove_outside = (flags & PVEC_MAP_REMOVE_OUTSIDE) != 0;
   ParticleSet& ps = ctx.ps;
   const Exec ex = ps.exec(device);
-  ScratchBuffer* side = ctx.ws.side(device && ps.cuda());
+  const Workspace::Side side = ctx.ws.side(device && ps.cuda());
   const int P = ctx.comm.size(), me = ctx.comm.rank();
   const int64_t n = ps.n_local();
 
@@ -52,10 +54,10 @@ int64_t map(DistContext& ctx, unsigned flags) {
   const int64_t n_words = (n + 31) / 32;
   int64_t outside = 0, m = 0, to_wrap = 0;
   ctx.agree("pvec_map: labelling", [&] {
-    dest = side[Workspace::kLabels].ensure_as<int32_t>(std::max<int64_t>(n, 1));
-    mover_votes = side[Workspace::kIndexB].ensure_as<uint32_t>(std::max<int64_t>(n_words, 1));
+    dest = side[U::owner_labels].ensure_as<int32_t>(std::max<int64_t>(n, 1));
+    mover_votes = side[U::mover_votes].ensure_as<uint32_t>(std::max<int64_t>(n_words, 1));
     // Padded for WrapPositions' 16-byte loads (the pad bytes are never acted on).
-    wrap_flag = side[Workspace::kFlags].ensure_as<uint8_t>((n / kWrapChunk + 1) * kWrapChunk);
+    wrap_flag = side[U::wrap_flags].ensure_as<uint8_t>((n / kWrapChunk + 1) * kWrapChunk);
     with_pos_type(ctx.pos_dtype, [&](auto t) {
       using T = decltype(t);
       with_dim(ctx.grid.dim, [&](auto D) {
@@ -65,7 +67,7 @@ int64_t map(DistContext& ctx, unsigned flags) {
             ex, n,
             Label{ctx.grid, static_cast<const T*>(ps.column(0).mirror(device)), ps.capacity(), dest,
                   wrap_flag, me, own_band<T, D.value>(ctx.grid, me)},
-            side[Workspace::kTemp], counts, mover_votes, kMoverBit);
+            side[U::temp], counts, mover_votes, kMoverBit);
         outside = counts[0];
         m = counts[1];
         to_wrap = counts[2];
@@ -88,18 +90,18 @@ int64_t map(DistContext& ctx, unsigned flags) {
   std::vector<int64_t> bounds(P + 2, 0);
   ctx.agree("pvec_map: selecting movers", [&] {
     if (m == 0) return;  // the common step of a 1-rank run: nothing leaves, nothing to sort
-    movers = side[Workspace::kIndexA].ensure_as<int64_t>(m);
+    movers = side[U::movers].ensure_as<int64_t>(m);
     const int64_t selected =
-        voted_indices(ex, mover_votes, n_words, IndexList{movers, false}, side[Workspace::kTemp]);
+        voted_indices(ex, mover_votes, n_words, IndexList{movers, false}, side[U::temp]);
     if (selected != m)
       fail(PVEC_ERROR_INTERNAL, "pvec_map: ", selected, " movers selected, ", m, " counted");
-    keys = side[Workspace::kKeysAlt].ensure_as<int32_t>(2 * m);
-    order = side[Workspace::kValsAlt].ensure_as<int64_t>(m);
+    keys = side[U::mover_keys].ensure_as<int32_t>(2 * m);
+    order = side[U::mover_order].ensure_as<int64_t>(m);
     for_each(ex, m, MoverKeys{dest, movers, keys, order, P});
     // The send and receive slots serve as the sort's alternate buffers until packing.
-    sort_pairs(ex, keys, order, m, P, side[Workspace::kTemp], side[Workspace::kSend],
-               side[Workspace::kRecv]);
-    bucket_bounds(ex, keys, m, P + 1, bounds.data(), side[Workspace::kTemp]);
+    sort_pairs(ex, keys, order, m, P, side[U::temp], side[U::sort_keys_alt],
+               side[U::sort_vals_alt]);
+    bucket_bounds(ex, keys, m, P + 1, bounds.data(), side[U::temp]);
   });
   const int64_t n_stay = n - m;
   std::vector<int64_t> send_count(P), send_first(P);
@@ -135,14 +137,14 @@ int64_t map(DistContext& ctx, unsigned flags) {
   // Room for the per-peer arrays is reserved here, so that the upload after growth allocates
   // nothing.
   ctx.agree("pvec_map: making room", [&] {
-    sendbuf = static_cast<char*>(side[Workspace::kSend].ensure(std::max<int64_t>(send_total, 8)));
+    sendbuf = static_cast<char*>(side[U::send].ensure(std::max<int64_t>(send_total, 8)));
     if (!ipc)  // with IPC the blocks land in the IPC buffer
-      recvbuf = static_cast<char*>(side[Workspace::kRecv].ensure(std::max<int64_t>(recv_total, 8)));
+      recvbuf = static_cast<char*>(side[U::recv].ensure(std::max<int64_t>(recv_total, 8)));
     if (n_new < n) {
       // Fewer arrive than leave: the stayers in rows [n_new, n) fill the holes the arrivals
       // leave below n_new (as many as there are such stayers, at most m - n_recv).
-      tail = side[Workspace::kIndexB].ensure_as<int64_t>(m);
-      h = select_indices(ex, dest, n_new, n, me, true, tail, side[Workspace::kTemp]);
+      tail = side[U::tail_stayers].ensure_as<int64_t>(m);
+      h = select_indices(ex, dest, n_new, n, me, true, tail, side[U::temp]);
       if (h > m - n_recv)
         fail(PVEC_ERROR_INTERNAL, "pvec_map: ", h, " stayers beyond the new end, at most ",
              m - n_recv, " expected");
