@@ -116,12 +116,16 @@ module pvec
   integer(c_int), parameter, public :: PVEC_TRANSPORT_CUDA_IPC = 3
 
   ! ---- Handles -----------------------------------------------------------------------------------
-  !> A vector (pvec_vector_t). A default-initialised one is the NULL handle.
+  !> A vector (pvec_vector_t). A default-initialised one is the NULL handle. To hand it to C,
+  !> C++ or CUDA code, pass pvec_c_handle(vec) (the pvec_vector_t itself, a type(c_ptr));
+  !> pvec_vector_from_c(h) wraps a handle that C created. (The component h is that pointer; it
+  !> stays public for existing code, but pvec_c_handle is the documented way.)
   type, public :: pvec_vector
     type(c_ptr) :: h = c_null_ptr
   end type pvec_vector
 
-  !> A schema (pvec_schema_t). A default-initialised one is the NULL handle.
+  !> A schema (pvec_schema_t). A default-initialised one is the NULL handle. pvec_c_handle and
+  !> pvec_schema_from_c convert it to and from C's pvec_schema_t.
   type, public :: pvec_schema
     type(c_ptr) :: h = c_null_ptr
   end type pvec_schema
@@ -598,6 +602,14 @@ module pvec
   public :: pvec_comm_rank, pvec_comm_size, pvec_subdomain, pvec_owner_rank
   public :: pvec_map, pvec_ghost_get, pvec_ghost_put, pvec_memory_stats_get
   public :: pvec_last_op_stats
+  public :: pvec_c_handle, pvec_vector_from_c, pvec_schema_from_c
+
+  !> pvec_c_handle(vec) / pvec_c_handle(schema): the C handle (pvec_vector_t / pvec_schema_t)
+  !> as a type(c_ptr), for a C, C++ or CUDA function declared with `type(c_ptr), value`.
+  !> c_null_ptr for a default-initialised or destroyed handle.
+  interface pvec_c_handle
+    module procedure vector_c_handle, schema_c_handle
+  end interface
 
   !> Sizes accept default integers and integer(c_int64_t).
   interface pvec_reserve
@@ -681,6 +693,37 @@ contains
     write (buf, '(i0)') i
     r = trim(buf)
   end function itoa
+
+  ! ================================================================================================
+  ! Handles to and from C
+  ! ================================================================================================
+
+  pure function vector_c_handle(vec) result(h)
+    type(pvec_vector), intent(in) :: vec
+    type(c_ptr) :: h
+    h = vec%h
+  end function vector_c_handle
+
+  pure function schema_c_handle(schema) result(h)
+    type(pvec_schema), intent(in) :: schema
+    type(c_ptr) :: h
+    h = schema%h
+  end function schema_c_handle
+
+  !> The vector whose C handle (pvec_vector_t) is h, e.g. one created by C code. No copy and
+  !> no check: the vector is the same object; destroying it from Fortran or C ends it for both.
+  pure function pvec_vector_from_c(h) result(vec)
+    type(c_ptr), intent(in) :: h
+    type(pvec_vector) :: vec
+    vec%h = h
+  end function pvec_vector_from_c
+
+  !> The schema whose C handle (pvec_schema_t) is h.
+  pure function pvec_schema_from_c(h) result(schema)
+    type(c_ptr), intent(in) :: h
+    type(pvec_schema) :: schema
+    schema%h = h
+  end function pvec_schema_from_c
 
   ! ================================================================================================
   ! 1. Versions, status codes and errors
