@@ -611,18 +611,43 @@ module pvec
     module procedure vector_c_handle, schema_c_handle
   end interface
 
-  !> Sizes accept default integers and integer(c_int64_t).
+  !> Every size, count and particle index, given or returned, is a default integer
+  !> (integer(c_int32_t)) or an integer(c_int64_t), in any combination: one specific per
+  !> combination. A returned value too large for a default integer gives PVEC_ERROR_OVERFLOW.
   interface pvec_reserve
     module procedure reserve_i64, reserve_i32
   end interface
   interface pvec_resize
     module procedure resize_i64, resize_i32
   end interface
+  !> pvec_append(vec, k [, first] [, stat]): k and first each of either kind.
   interface pvec_append
-    module procedure append_i64, append_i32
+    module procedure append_i64, append_i64_f32, append_i32, append_i32_f64
   end interface
   interface pvec_remove
     module procedure remove_i64, remove_i32
+  end interface
+  interface pvec_size
+    module procedure size_i64, size_i32
+  end interface
+  interface pvec_ghost_size
+    module procedure ghost_size_i64, ghost_size_i32
+  end interface
+  interface pvec_capacity
+    module procedure capacity_i64, capacity_i32
+  end interface
+  interface pvec_map
+    module procedure map_i64, map_i32
+  end interface
+  !> extents, n and m: creation counts of either kind.
+  interface pvec_schema_add
+    module procedure schema_add_i32, schema_add_i64
+  end interface
+  interface pvec_schema_add_vector
+    module procedure add_vector_i32, add_vector_i64
+  end interface
+  interface pvec_schema_add_tensor
+    module procedure add_tensor_i32_i32, add_tensor_i32_i64, add_tensor_i64_i32, add_tensor_i64_i64
   end interface
 
   !> call pvec_host_view(vec, prop, v [, stat]): v => the host mirror of property prop (or
@@ -693,6 +718,24 @@ contains
     write (buf, '(i0)') i
     r = trim(buf)
   end function itoa
+
+  !> Ends a wrapper whose C call returned the int64 n into a default integer r: r = n, or
+  !> PVEC_ERROR_OVERFLOW (r = 0) when n does not fit; r = 0 when the call failed.
+  subroutine finish_narrow(status, n, r, where, stat)
+    integer(c_int), intent(in) :: status
+    integer(c_int64_t), intent(in) :: n
+    integer(c_int32_t), intent(out) :: r
+    character(*), intent(in) :: where
+    integer, intent(out), optional :: stat
+    r = 0
+    if (status == PVEC_SUCCESS .and. (n > huge(r) .or. n < -huge(r) - 1)) then
+      call finish_f(PVEC_ERROR_OVERFLOW, where//': '//itoa(n)// &
+                    ' does not fit a default integer: pass an integer(c_int64_t)', stat)
+      return
+    end if
+    if (status == PVEC_SUCCESS) r = int(n, c_int32_t)
+    call finish_c(status, stat)
+  end subroutine finish_narrow
 
   ! ================================================================================================
   ! Handles to and from C
@@ -855,32 +898,43 @@ contains
   !> Append a property of the given shape: extents absent or [] for a scalar, [n] for vector[n],
   !> [n, m] for tensor[n][m] (C entry (a,b) = component a*m + b). index receives its property
   !> index (0, 1, ... in declaration order, as in C).
-  subroutine pvec_schema_add(schema, name, dtype, extents, index, stat)
+  subroutine schema_add_i64(schema, name, dtype, extents, index, stat)
     type(pvec_schema), intent(in) :: schema
     character(*), intent(in) :: name
     integer(c_int), intent(in) :: dtype
-    integer, intent(in), optional :: extents(:)
+    integer(c_int64_t), intent(in) :: extents(:)
     integer, intent(out), optional :: index
     integer, intent(out), optional :: stat
     integer(c_int64_t), target :: ext(max(1, PVEC_MAX_RANK))
     integer(c_int), target :: idx
     integer(c_int) :: rank, st
-    rank = 0
     ext = 1
-    if (present(extents)) then
-      rank = size(extents)
-      if (rank > PVEC_MAX_RANK) then
-        call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_schema_add: '//itoa(int(rank, &
-                      c_int64_t))//' extents given, at most 2 (rank 0..2)', stat)
-        return
-      end if
-      ext(1:rank) = extents
+    rank = size(extents)
+    if (rank > PVEC_MAX_RANK) then
+      call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_schema_add: '//itoa(int(rank, &
+                    c_int64_t))//' extents given, at most 2 (rank 0..2)', stat)
+      return
     end if
+    ext(1:rank) = extents
     idx = -1
     st = c_pvec_schema_add(schema%h, c_str(name), dtype, rank, c_loc(ext), c_loc(idx))
     if (present(index)) index = idx
     call finish_c(st, stat)
-  end subroutine pvec_schema_add
+  end subroutine schema_add_i64
+  subroutine schema_add_i32(schema, name, dtype, extents, index, stat)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer(c_int32_t), intent(in), optional :: extents(:)
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: none(0)
+    if (present(extents)) then
+      call schema_add_i64(schema, name, dtype, int(extents, c_int64_t), index, stat)
+    else
+      call schema_add_i64(schema, name, dtype, none, index, stat)
+    end if
+  end subroutine schema_add_i32
 
   !> Append a scalar property.
   subroutine pvec_schema_add_scalar(schema, name, dtype, index, stat)
@@ -898,37 +952,75 @@ contains
   end subroutine pvec_schema_add_scalar
 
   !> Append a vector[n] property.
-  subroutine pvec_schema_add_vector(schema, name, dtype, n, index, stat)
+  subroutine add_vector_i64(schema, name, dtype, n, index, stat)
     type(pvec_schema), intent(in) :: schema
     character(*), intent(in) :: name
     integer(c_int), intent(in) :: dtype
-    integer, intent(in) :: n
+    integer(c_int64_t), intent(in) :: n
     integer, intent(out), optional :: index
     integer, intent(out), optional :: stat
     integer(c_int), target :: idx
     integer(c_int) :: st
     idx = -1
-    st = c_pvec_schema_add_vector(schema%h, c_str(name), dtype, int(n, c_int64_t), c_loc(idx))
+    st = c_pvec_schema_add_vector(schema%h, c_str(name), dtype, n, c_loc(idx))
     if (present(index)) index = idx
     call finish_c(st, stat)
-  end subroutine pvec_schema_add_vector
+  end subroutine add_vector_i64
+  subroutine add_vector_i32(schema, name, dtype, n, index, stat)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer(c_int32_t), intent(in) :: n
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    call add_vector_i64(schema, name, dtype, int(n, c_int64_t), index, stat)
+  end subroutine add_vector_i32
 
   !> Append a tensor[n][m] property; its host view is v(C, m, n), v(i, b+1, a+1) = entry (a,b).
-  subroutine pvec_schema_add_tensor(schema, name, dtype, n, m, index, stat)
+  subroutine add_tensor_i64_i64(schema, name, dtype, n, m, index, stat)
     type(pvec_schema), intent(in) :: schema
     character(*), intent(in) :: name
     integer(c_int), intent(in) :: dtype
-    integer, intent(in) :: n, m
+    integer(c_int64_t), intent(in) :: n, m
     integer, intent(out), optional :: index
     integer, intent(out), optional :: stat
     integer(c_int), target :: idx
     integer(c_int) :: st
     idx = -1
-    st = c_pvec_schema_add_tensor(schema%h, c_str(name), dtype, int(n, c_int64_t), &
-                                  int(m, c_int64_t), c_loc(idx))
+    st = c_pvec_schema_add_tensor(schema%h, c_str(name), dtype, n, m, c_loc(idx))
     if (present(index)) index = idx
     call finish_c(st, stat)
-  end subroutine pvec_schema_add_tensor
+  end subroutine add_tensor_i64_i64
+  subroutine add_tensor_i32_i32(schema, name, dtype, n, m, index, stat)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer(c_int32_t), intent(in) :: n, m
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    call add_tensor_i64_i64(schema, name, dtype, int(n, c_int64_t), int(m, c_int64_t), index, &
+                            stat)
+  end subroutine add_tensor_i32_i32
+  subroutine add_tensor_i32_i64(schema, name, dtype, n, m, index, stat)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer(c_int32_t), intent(in) :: n
+    integer(c_int64_t), intent(in) :: m
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    call add_tensor_i64_i64(schema, name, dtype, int(n, c_int64_t), m, index, stat)
+  end subroutine add_tensor_i32_i64
+  subroutine add_tensor_i64_i32(schema, name, dtype, n, m, index, stat)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer(c_int64_t), intent(in) :: n
+    integer(c_int32_t), intent(in) :: m
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    call add_tensor_i64_i64(schema, name, dtype, n, int(m, c_int64_t), index, stat)
+  end subroutine add_tensor_i64_i32
 
   !> Number of properties declared so far.
   subroutine pvec_schema_count(schema, count, stat)
@@ -987,31 +1079,61 @@ contains
   end subroutine pvec_vector_destroy
 
   !> Number of local particles.
-  subroutine pvec_size(vec, n_local, stat)
+  subroutine size_i64(vec, n_local, stat)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(out) :: n_local
     integer, intent(out), optional :: stat
     n_local = 0
     call finish_c(c_pvec_size(vec%h, n_local), stat)
-  end subroutine pvec_size
+  end subroutine size_i64
+  subroutine size_i32(vec, n_local, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(out) :: n_local
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: n
+    integer(c_int) :: st
+    n = 0
+    st = c_pvec_size(vec%h, n)
+    call finish_narrow(st, n, n_local, 'pvec_size', stat)
+  end subroutine size_i32
 
   !> Number of ghosts (stored after the local particles).
-  subroutine pvec_ghost_size(vec, n_ghost, stat)
+  subroutine ghost_size_i64(vec, n_ghost, stat)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(out) :: n_ghost
     integer, intent(out), optional :: stat
     n_ghost = 0
     call finish_c(c_pvec_ghost_size(vec%h, n_ghost), stat)
-  end subroutine pvec_ghost_size
+  end subroutine ghost_size_i64
+  subroutine ghost_size_i32(vec, n_ghost, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(out) :: n_ghost
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: n
+    integer(c_int) :: st
+    n = 0
+    st = c_pvec_ghost_size(vec%h, n)
+    call finish_narrow(st, n, n_ghost, 'pvec_ghost_size', stat)
+  end subroutine ghost_size_i32
 
   !> Capacity C: the leading dimension of every view.
-  subroutine pvec_capacity(vec, capacity, stat)
+  subroutine capacity_i64(vec, capacity, stat)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(out) :: capacity
     integer, intent(out), optional :: stat
     capacity = 0
     call finish_c(c_pvec_capacity(vec%h, capacity), stat)
-  end subroutine pvec_capacity
+  end subroutine capacity_i64
+  subroutine capacity_i32(vec, capacity, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(out) :: capacity
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: n
+    integer(c_int) :: st
+    n = 0
+    st = c_pvec_capacity(vec%h, n)
+    call finish_narrow(st, n, capacity, 'pvec_capacity', stat)
+  end subroutine capacity_i32
 
   !> Space dimension.
   subroutine pvec_dim(vec, dim, stat)
@@ -1232,15 +1354,45 @@ contains
     if (present(first)) first = f + 1
     call finish_c(st, stat)
   end subroutine append_i64
+  !> k as integer(c_int64_t), first as a default integer. Refused with PVEC_ERROR_OVERFLOW,
+  !> appending nothing, when the first new index would not fit a default integer.
+  subroutine append_i64_f32(vec, k, first, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int64_t), intent(in) :: k
+    integer(c_int32_t), intent(out) :: first
+    integer, intent(out), optional :: stat
+    integer(c_int64_t) :: n, f
+    integer(c_int) :: st
+    first = 0
+    n = 0
+    st = c_pvec_size(vec%h, n)
+    if (st == PVEC_SUCCESS .and. n + 1 > huge(first)) then
+      call finish_f(PVEC_ERROR_OVERFLOW, 'pvec_append: the first new particle would be '// &
+                    itoa(n + 1)//', beyond a default integer: pass first as an integer(c_int64_t)', &
+                    stat)
+      return
+    end if
+    call append_i64(vec, k, f, stat)
+    first = int(f, c_int32_t)
+  end subroutine append_i64_f32
   subroutine append_i32(vec, k, first, stat)
     type(pvec_vector), intent(in) :: vec
     integer(c_int32_t), intent(in) :: k
-    integer, intent(out), optional :: first
+    integer(c_int32_t), intent(out), optional :: first
     integer, intent(out), optional :: stat
-    integer(c_int64_t) :: f
-    call append_i64(vec, int(k, c_int64_t), f, stat)
-    if (present(first)) first = int(f)
+    if (present(first)) then
+      call append_i64_f32(vec, int(k, c_int64_t), first, stat)
+    else
+      call append_i64(vec, int(k, c_int64_t), stat=stat)
+    end if
   end subroutine append_i32
+  subroutine append_i32_f64(vec, k, first, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(in) :: k
+    integer(c_int64_t), intent(out) :: first
+    integer, intent(out), optional :: stat
+    call append_i64(vec, int(k, c_int64_t), first, stat)
+  end subroutine append_i32_f64
 
   !> Remove the local particles with the given 1-based indices (any order); the others keep
   !> their order. Invalidates views (reorders).
@@ -1683,7 +1835,7 @@ contains
 
   !> Send every particle to the rank owning its position (collective; invalidates views).
   !> flags: PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE. n_removed: global count removed.
-  subroutine pvec_map(vec, flags, n_removed, stat)
+  subroutine map_i64(vec, flags, n_removed, stat)
     type(pvec_vector), intent(in) :: vec
     integer, intent(in), optional :: flags
     integer(c_int64_t), intent(out), optional :: n_removed
@@ -1696,7 +1848,21 @@ contains
     st = c_pvec_map(vec%h, f, c_loc(nr))
     if (present(n_removed)) n_removed = nr
     call finish_c(st, stat)
-  end subroutine pvec_map
+  end subroutine map_i64
+  !> n_removed as a default integer (PVEC_ERROR_OVERFLOW after the map if the count does not fit).
+  subroutine map_i32(vec, flags, n_removed, stat)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in), optional :: flags
+    integer(c_int32_t), intent(out) :: n_removed
+    integer, intent(out), optional :: stat
+    integer(c_int64_t), target :: nr
+    integer(c_int) :: f, st
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    nr = 0
+    st = c_pvec_map(vec%h, f, c_loc(nr))
+    call finish_narrow(st, nr, n_removed, 'pvec_map', stat)
+  end subroutine map_i32
 
   !> Replace the ghosts by copies of the particles within ghost_width of this rank's subdomain
   !> (collective; invalidates views). props absent: all properties.
