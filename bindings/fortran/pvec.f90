@@ -10,7 +10,9 @@
 !>                   optional `stat` argument. Without `stat`, a failure prints the message to
 !>                   error_unit and stops the program (error stop <status>); with `stat`, the
 !>                   status is returned and the program continues. pvec_last_error() then
-!>                   explains the failure.
+!>                   explains the failure. An optional `errmsg` (any character variable)
+!>                   receives that message on failure and is untouched on success, as in
+!>                   ALLOCATE.
 !>
 !> Indexing (see docs/fortran.md for the full table). C stores particle i, component c of a
 !> property at base[c*C + i] with C the capacity. pvec_host_view returns a Fortran pointer whose
@@ -119,12 +121,16 @@ module pvec
   integer(c_int), parameter, public :: PVEC_TRANSPORT_CUDA_IPC = 3
 
   ! ---- Handles -----------------------------------------------------------------------------------
-  !> A vector (pvec_vector_t). A default-initialised one is the NULL handle.
+  !> A vector (pvec_vector_t). A default-initialised one is the NULL handle. To hand it to C,
+  !> C++ or CUDA code, pass pvec_c_handle(vec) (the pvec_vector_t itself, a type(c_ptr));
+  !> pvec_vector_from_c(h) wraps a handle that C created. (The component h is that pointer; it
+  !> stays public for existing code, but pvec_c_handle is the documented way.)
   type, public :: pvec_vector
     type(c_ptr) :: h = c_null_ptr
   end type pvec_vector
 
-  !> A schema (pvec_schema_t). A default-initialised one is the NULL handle.
+  !> A schema (pvec_schema_t). A default-initialised one is the NULL handle. pvec_c_handle and
+  !> pvec_schema_from_c convert it to and from C's pvec_schema_t.
   type, public :: pvec_schema
     type(c_ptr) :: h = c_null_ptr
   end type pvec_schema
@@ -609,19 +615,52 @@ module pvec
   public :: pvec_comm_rank, pvec_comm_size, pvec_subdomain, pvec_owner_rank
   public :: pvec_map, pvec_ghost_get, pvec_ghost_put, pvec_memory_stats_get
   public :: pvec_last_op_stats
+  public :: pvec_c_handle, pvec_vector_from_c, pvec_schema_from_c
 
-  !> Sizes accept default integers and integer(c_int64_t).
+  !> pvec_c_handle(vec) / pvec_c_handle(schema): the C handle (pvec_vector_t / pvec_schema_t)
+  !> as a type(c_ptr), for a C, C++ or CUDA function declared with `type(c_ptr), value`.
+  !> c_null_ptr for a default-initialised or destroyed handle.
+  interface pvec_c_handle
+    module procedure vector_c_handle, schema_c_handle
+  end interface
+
+  !> Every size, count and particle index, given or returned, is a default integer
+  !> (integer(c_int32_t)) or an integer(c_int64_t), in any combination: one specific per
+  !> combination. A returned value too large for a default integer gives PVEC_ERROR_OVERFLOW.
   interface pvec_reserve
     module procedure reserve_i64, reserve_i32
   end interface
   interface pvec_resize
     module procedure resize_i64, resize_i32
   end interface
+  !> pvec_append(vec, k [, first] [, stat]): k and first each of either kind.
   interface pvec_append
-    module procedure append_i64, append_i32
+    module procedure append_i64, append_i64_f32, append_i32, append_i32_f64
   end interface
   interface pvec_remove
     module procedure remove_i64, remove_i32
+  end interface
+  interface pvec_size
+    module procedure size_i64, size_i32
+  end interface
+  interface pvec_ghost_size
+    module procedure ghost_size_i64, ghost_size_i32
+  end interface
+  interface pvec_capacity
+    module procedure capacity_i64, capacity_i32
+  end interface
+  interface pvec_map
+    module procedure map_i64, map_i32
+  end interface
+  !> extents, n and m: creation counts of either kind.
+  interface pvec_schema_add
+    module procedure schema_add_i32, schema_add_i64
+  end interface
+  interface pvec_schema_add_vector
+    module procedure add_vector_i32, add_vector_i64
+  end interface
+  interface pvec_schema_add_tensor
+    module procedure add_tensor_i32_i32, add_tensor_i32_i64, add_tensor_i64_i32, add_tensor_i64_i64
   end interface
 
   !> call pvec_host_view(vec, prop, v [, stat]): v => the host mirror of property prop (or
@@ -657,10 +696,12 @@ contains
   end function c_str
 
   !> Ends every wrapper: returns the status through stat, or stops the program on failure.
-  subroutine finish(status, stat)
+  subroutine finish(status, stat, errmsg)
     integer(c_int), intent(in) :: status
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     if (present(stat)) stat = status
+    if (status /= PVEC_SUCCESS .and. present(errmsg)) errmsg = pvec_last_error()
     if (status == PVEC_SUCCESS .or. present(stat)) return
     write (error_unit, '(a)') 'pvec: '//pvec_status_string(status)//': '//pvec_last_error()
     flush (error_unit)
@@ -668,20 +709,22 @@ contains
   end subroutine finish
 
   !> A status from a C call: a Fortran-side message no longer applies.
-  subroutine finish_c(status, stat)
+  subroutine finish_c(status, stat, errmsg)
     integer(c_int), intent(in) :: status
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     if (allocated(fortran_error)) deallocate (fortran_error)
-    call finish(status, stat)
+    call finish(status, stat, errmsg)
   end subroutine finish_c
 
   !> A failure found on the Fortran side, explained by msg.
-  subroutine finish_f(status, msg, stat)
+  subroutine finish_f(status, msg, stat, errmsg)
     integer(c_int), intent(in) :: status
     character(*), intent(in) :: msg
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     fortran_error = msg
-    call finish(status, stat)
+    call finish(status, stat, errmsg)
   end subroutine finish_f
 
   !> Integer to text, without blanks.
@@ -692,6 +735,56 @@ contains
     write (buf, '(i0)') i
     r = trim(buf)
   end function itoa
+
+  !> Ends a wrapper whose C call returned the int64 n into a default integer r: r = n, or
+  !> PVEC_ERROR_OVERFLOW (r = 0) when n does not fit; r = 0 when the call failed.
+  subroutine finish_narrow(status, n, r, where, stat, errmsg)
+    integer(c_int), intent(in) :: status
+    integer(c_int64_t), intent(in) :: n
+    integer(c_int32_t), intent(out) :: r
+    character(*), intent(in) :: where
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    r = 0
+    if (status == PVEC_SUCCESS .and. (n > huge(r) .or. n < -huge(r) - 1)) then
+      call finish_f(PVEC_ERROR_OVERFLOW, where//': '//itoa(n)// &
+                    ' does not fit a default integer: pass an integer(c_int64_t)', stat, errmsg)
+      return
+    end if
+    if (status == PVEC_SUCCESS) r = int(n, c_int32_t)
+    call finish_c(status, stat, errmsg)
+  end subroutine finish_narrow
+
+  ! ================================================================================================
+  ! Handles to and from C
+  ! ================================================================================================
+
+  pure function vector_c_handle(vec) result(h)
+    type(pvec_vector), intent(in) :: vec
+    type(c_ptr) :: h
+    h = vec%h
+  end function vector_c_handle
+
+  pure function schema_c_handle(schema) result(h)
+    type(pvec_schema), intent(in) :: schema
+    type(c_ptr) :: h
+    h = schema%h
+  end function schema_c_handle
+
+  !> The vector whose C handle (pvec_vector_t) is h, e.g. one created by C code. No copy and
+  !> no check: the vector is the same object; destroying it from Fortran or C ends it for both.
+  pure function pvec_vector_from_c(h) result(vec)
+    type(c_ptr), intent(in) :: h
+    type(pvec_vector) :: vec
+    vec%h = h
+  end function pvec_vector_from_c
+
+  !> The schema whose C handle (pvec_schema_t) is h.
+  pure function pvec_schema_from_c(h) result(schema)
+    type(c_ptr), intent(in) :: h
+    type(pvec_schema) :: schema
+    schema%h = h
+  end function pvec_schema_from_c
 
   ! ================================================================================================
   ! 1. Versions, status codes and errors
@@ -751,38 +844,42 @@ contains
   ! ================================================================================================
 
   !> Start pvec (and MPI, if the program has not initialised it). Call once, before any vector.
-  subroutine pvec_init(stat)
+  subroutine pvec_init(stat, errmsg)
     integer, intent(out), optional :: stat
-    call finish_c(c_pvec_init(c_null_ptr, c_null_ptr), stat)
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_init(c_null_ptr, c_null_ptr), stat, errmsg)
   end subroutine pvec_init
 
   !> End pvec: destroys every vector and schema left, finalises MPI if pvec_init started it.
   !> Collective.
-  subroutine pvec_finalize(stat)
+  subroutine pvec_finalize(stat, errmsg)
     integer, intent(out), optional :: stat
-    call finish_c(c_pvec_finalize(), stat)
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_finalize(), stat, errmsg)
   end subroutine pvec_finalize
 
   !> flag = .true. between pvec_init and pvec_finalize.
-  subroutine pvec_initialized(flag, stat)
+  subroutine pvec_initialized(flag, stat, errmsg)
     logical, intent(out) :: flag
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: f, st
     f = 0
     st = c_pvec_initialized(f)
     flag = f /= 0
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_initialized
 
   !> Number of usable CUDA devices (0 without CUDA).
-  subroutine pvec_cuda_device_count(count, stat)
+  subroutine pvec_cuda_device_count(count, stat, errmsg)
     integer, intent(out) :: count
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: c, st
     c = 0
     st = c_pvec_cuda_device_count(c)
     count = c
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_cuda_device_count
 
   ! ================================================================================================
@@ -804,110 +901,171 @@ contains
   end function pvec_dtype_name
 
   !> Create an empty schema.
-  subroutine pvec_schema_create(schema, stat)
+  subroutine pvec_schema_create(schema, stat, errmsg)
     type(pvec_schema), intent(out) :: schema
     integer, intent(out), optional :: stat
-    call finish_c(c_pvec_schema_create(schema%h), stat)
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_schema_create(schema%h), stat, errmsg)
   end subroutine pvec_schema_create
 
   !> Destroy a schema (vectors made from it are unaffected); the handle becomes NULL.
-  subroutine pvec_schema_destroy(schema, stat)
+  subroutine pvec_schema_destroy(schema, stat, errmsg)
     type(pvec_schema), intent(inout) :: schema
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: st
     st = c_pvec_schema_destroy(schema%h)
     if (st == PVEC_SUCCESS) schema%h = c_null_ptr
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_schema_destroy
 
   !> Append a property of the given shape: extents absent or [] for a scalar, [n] for vector[n],
   !> [n, m] for tensor[n][m] (C entry (a,b) = component a*m + b). index receives its property
   !> index (0, 1, ... in declaration order, as in C).
-  subroutine pvec_schema_add(schema, name, dtype, extents, index, stat)
+  subroutine schema_add_i64(schema, name, dtype, extents, index, stat, errmsg)
     type(pvec_schema), intent(in) :: schema
     character(*), intent(in) :: name
     integer(c_int), intent(in) :: dtype
-    integer, intent(in), optional :: extents(:)
+    integer(c_int64_t), intent(in) :: extents(:)
     integer, intent(out), optional :: index
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int64_t), target :: ext(max(1, PVEC_MAX_RANK))
     integer(c_int), target :: idx
     integer(c_int) :: rank, st
-    rank = 0
     ext = 1
-    if (present(extents)) then
-      rank = size(extents)
-      if (rank > PVEC_MAX_RANK) then
-        call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_schema_add: '//itoa(int(rank, &
-                      c_int64_t))//' extents given, at most 2 (rank 0..2)', stat)
-        return
-      end if
-      ext(1:rank) = extents
+    rank = size(extents)
+    if (rank > PVEC_MAX_RANK) then
+      call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_schema_add: '//itoa(int(rank, &
+                    c_int64_t))//' extents given, at most 2 (rank 0..2)', stat, errmsg)
+      return
     end if
+    ext(1:rank) = extents
     idx = -1
     st = c_pvec_schema_add(schema%h, c_str(name), dtype, rank, c_loc(ext), c_loc(idx))
     if (present(index)) index = idx
-    call finish_c(st, stat)
-  end subroutine pvec_schema_add
+    call finish_c(st, stat, errmsg)
+  end subroutine schema_add_i64
+  subroutine schema_add_i32(schema, name, dtype, extents, index, stat, errmsg)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer(c_int32_t), intent(in), optional :: extents(:)
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int64_t) :: none(0)
+    if (present(extents)) then
+      call schema_add_i64(schema, name, dtype, int(extents, c_int64_t), index, stat, errmsg)
+    else
+      call schema_add_i64(schema, name, dtype, none, index, stat, errmsg)
+    end if
+  end subroutine schema_add_i32
 
   !> Append a scalar property.
-  subroutine pvec_schema_add_scalar(schema, name, dtype, index, stat)
+  subroutine pvec_schema_add_scalar(schema, name, dtype, index, stat, errmsg)
     type(pvec_schema), intent(in) :: schema
     character(*), intent(in) :: name
     integer(c_int), intent(in) :: dtype
     integer, intent(out), optional :: index
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int), target :: idx
     integer(c_int) :: st
     idx = -1
     st = c_pvec_schema_add_scalar(schema%h, c_str(name), dtype, c_loc(idx))
     if (present(index)) index = idx
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_schema_add_scalar
 
   !> Append a vector[n] property.
-  subroutine pvec_schema_add_vector(schema, name, dtype, n, index, stat)
+  subroutine add_vector_i64(schema, name, dtype, n, index, stat, errmsg)
     type(pvec_schema), intent(in) :: schema
     character(*), intent(in) :: name
     integer(c_int), intent(in) :: dtype
-    integer, intent(in) :: n
+    integer(c_int64_t), intent(in) :: n
     integer, intent(out), optional :: index
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int), target :: idx
     integer(c_int) :: st
     idx = -1
-    st = c_pvec_schema_add_vector(schema%h, c_str(name), dtype, int(n, c_int64_t), c_loc(idx))
+    st = c_pvec_schema_add_vector(schema%h, c_str(name), dtype, n, c_loc(idx))
     if (present(index)) index = idx
-    call finish_c(st, stat)
-  end subroutine pvec_schema_add_vector
+    call finish_c(st, stat, errmsg)
+  end subroutine add_vector_i64
+  subroutine add_vector_i32(schema, name, dtype, n, index, stat, errmsg)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer(c_int32_t), intent(in) :: n
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call add_vector_i64(schema, name, dtype, int(n, c_int64_t), index, stat, errmsg)
+  end subroutine add_vector_i32
 
   !> Append a tensor[n][m] property; its host view is v(C, m, n), v(i, b+1, a+1) = entry (a,b).
-  subroutine pvec_schema_add_tensor(schema, name, dtype, n, m, index, stat)
+  subroutine add_tensor_i64_i64(schema, name, dtype, n, m, index, stat, errmsg)
     type(pvec_schema), intent(in) :: schema
     character(*), intent(in) :: name
     integer(c_int), intent(in) :: dtype
-    integer, intent(in) :: n, m
+    integer(c_int64_t), intent(in) :: n, m
     integer, intent(out), optional :: index
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int), target :: idx
     integer(c_int) :: st
     idx = -1
-    st = c_pvec_schema_add_tensor(schema%h, c_str(name), dtype, int(n, c_int64_t), &
-                                  int(m, c_int64_t), c_loc(idx))
+    st = c_pvec_schema_add_tensor(schema%h, c_str(name), dtype, n, m, c_loc(idx))
     if (present(index)) index = idx
-    call finish_c(st, stat)
-  end subroutine pvec_schema_add_tensor
+    call finish_c(st, stat, errmsg)
+  end subroutine add_tensor_i64_i64
+  subroutine add_tensor_i32_i32(schema, name, dtype, n, m, index, stat, errmsg)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer(c_int32_t), intent(in) :: n, m
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call add_tensor_i64_i64(schema, name, dtype, int(n, c_int64_t), int(m, c_int64_t), index, &
+                            stat, errmsg)
+  end subroutine add_tensor_i32_i32
+  subroutine add_tensor_i32_i64(schema, name, dtype, n, m, index, stat, errmsg)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer(c_int32_t), intent(in) :: n
+    integer(c_int64_t), intent(in) :: m
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call add_tensor_i64_i64(schema, name, dtype, int(n, c_int64_t), m, index, stat, errmsg)
+  end subroutine add_tensor_i32_i64
+  subroutine add_tensor_i64_i32(schema, name, dtype, n, m, index, stat, errmsg)
+    type(pvec_schema), intent(in) :: schema
+    character(*), intent(in) :: name
+    integer(c_int), intent(in) :: dtype
+    integer(c_int64_t), intent(in) :: n
+    integer(c_int32_t), intent(in) :: m
+    integer, intent(out), optional :: index
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call add_tensor_i64_i64(schema, name, dtype, n, int(m, c_int64_t), index, stat, errmsg)
+  end subroutine add_tensor_i64_i32
 
   !> Number of properties declared so far.
-  subroutine pvec_schema_count(schema, count, stat)
+  subroutine pvec_schema_count(schema, count, stat, errmsg)
     type(pvec_schema), intent(in) :: schema
     integer, intent(out) :: count
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: c, st
     c = 0
     st = c_pvec_schema_count(schema%h, c)
     count = c
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_schema_count
 
   ! ================================================================================================
@@ -916,11 +1074,12 @@ contains
 
   !> Reset desc to the library's defaults (PVEC_VECTOR_DESC_INIT). A freshly declared
   !> type(pvec_vector_desc) already holds them.
-  subroutine pvec_vector_desc_init(desc, stat)
+  subroutine pvec_vector_desc_init(desc, stat, errmsg)
     type(pvec_vector_desc), intent(inout) :: desc
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     desc%struct_size = c_sizeof(desc)
-    call finish_c(c_pvec_vector_desc_init(desc), stat)
+    call finish_c(c_pvec_vector_desc_init(desc), stat, errmsg)
   end subroutine pvec_vector_desc_init
 
   !> Use communicator comm (a Fortran MPI handle: the integer of `use mpi`, or comm%mpi_val of
@@ -933,76 +1092,116 @@ contains
   end subroutine pvec_vector_desc_set_comm
 
   !> Create a vector from desc and schema (copied). Collective over the communicator.
-  subroutine pvec_vector_create(desc, schema, vec, stat)
+  subroutine pvec_vector_create(desc, schema, vec, stat, errmsg)
     type(pvec_vector_desc), intent(in) :: desc
     type(pvec_schema), intent(in) :: schema
     type(pvec_vector), intent(out) :: vec
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(pvec_vector_desc) :: d
     d = desc
     d%struct_size = c_sizeof(d)
-    call finish_c(c_pvec_vector_create(d, schema%h, vec%h), stat)
+    call finish_c(c_pvec_vector_create(d, schema%h, vec%h), stat, errmsg)
   end subroutine pvec_vector_create
 
   !> Destroy a vector (collective); the handle becomes NULL and its views dangle.
-  subroutine pvec_vector_destroy(vec, stat)
+  subroutine pvec_vector_destroy(vec, stat, errmsg)
     type(pvec_vector), intent(inout) :: vec
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: st
     st = c_pvec_vector_destroy(vec%h)
     if (st == PVEC_SUCCESS) vec%h = c_null_ptr
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_vector_destroy
 
   !> Number of local particles.
-  subroutine pvec_size(vec, n_local, stat)
+  subroutine size_i64(vec, n_local, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(out) :: n_local
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     n_local = 0
-    call finish_c(c_pvec_size(vec%h, n_local), stat)
-  end subroutine pvec_size
+    call finish_c(c_pvec_size(vec%h, n_local), stat, errmsg)
+  end subroutine size_i64
+  subroutine size_i32(vec, n_local, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(out) :: n_local
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int64_t) :: n
+    integer(c_int) :: st
+    n = 0
+    st = c_pvec_size(vec%h, n)
+    call finish_narrow(st, n, n_local, 'pvec_size', stat, errmsg)
+  end subroutine size_i32
 
   !> Number of ghosts (stored after the local particles).
-  subroutine pvec_ghost_size(vec, n_ghost, stat)
+  subroutine ghost_size_i64(vec, n_ghost, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(out) :: n_ghost
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     n_ghost = 0
-    call finish_c(c_pvec_ghost_size(vec%h, n_ghost), stat)
-  end subroutine pvec_ghost_size
+    call finish_c(c_pvec_ghost_size(vec%h, n_ghost), stat, errmsg)
+  end subroutine ghost_size_i64
+  subroutine ghost_size_i32(vec, n_ghost, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(out) :: n_ghost
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int64_t) :: n
+    integer(c_int) :: st
+    n = 0
+    st = c_pvec_ghost_size(vec%h, n)
+    call finish_narrow(st, n, n_ghost, 'pvec_ghost_size', stat, errmsg)
+  end subroutine ghost_size_i32
 
   !> Capacity C: the leading dimension of every view.
-  subroutine pvec_capacity(vec, capacity, stat)
+  subroutine capacity_i64(vec, capacity, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(out) :: capacity
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     capacity = 0
-    call finish_c(c_pvec_capacity(vec%h, capacity), stat)
-  end subroutine pvec_capacity
+    call finish_c(c_pvec_capacity(vec%h, capacity), stat, errmsg)
+  end subroutine capacity_i64
+  subroutine capacity_i32(vec, capacity, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(out) :: capacity
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int64_t) :: n
+    integer(c_int) :: st
+    n = 0
+    st = c_pvec_capacity(vec%h, n)
+    call finish_narrow(st, n, capacity, 'pvec_capacity', stat, errmsg)
+  end subroutine capacity_i32
 
   !> Space dimension.
-  subroutine pvec_dim(vec, dim, stat)
+  subroutine pvec_dim(vec, dim, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: dim
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: d, st
     d = 0
     st = c_pvec_dim(vec%h, d)
     dim = d
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_dim
 
   !> Position dtype (PVEC_FLOAT32 or PVEC_FLOAT64).
-  subroutine pvec_pos_dtype(vec, dtype, stat)
+  subroutine pvec_pos_dtype(vec, dtype, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: dtype
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: d, st
     d = 0
     st = c_pvec_pos_dtype(vec%h, d)
     dtype = d
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_pos_dtype
 
   !> Checks that each present array holds at least dim values; 0 or a status.
@@ -1027,35 +1226,38 @@ contains
   end function check_dim_arrays
 
   !> Domain box: lo(1:dim) and hi(1:dim) (each optional; arrays of at least dim values).
-  subroutine pvec_domain(vec, lo, hi, stat)
+  subroutine pvec_domain(vec, lo, hi, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     real(c_double), intent(inout), optional, target :: lo(:), hi(:)
     integer, intent(out), optional :: stat
-    call box_query(vec, 'pvec_domain', .false., lo, hi, stat)
+    character(*), intent(inout), optional :: errmsg
+    call box_query(vec, 'pvec_domain', .false., lo, hi, stat, errmsg)
   end subroutine pvec_domain
 
   !> This rank's subdomain: lo(1:dim), hi(1:dim) (each optional).
-  subroutine pvec_subdomain(vec, lo, hi, stat)
+  subroutine pvec_subdomain(vec, lo, hi, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     real(c_double), intent(inout), optional, target :: lo(:), hi(:)
     integer, intent(out), optional :: stat
-    call box_query(vec, 'pvec_subdomain', .true., lo, hi, stat)
+    character(*), intent(inout), optional :: errmsg
+    call box_query(vec, 'pvec_subdomain', .true., lo, hi, stat, errmsg)
   end subroutine pvec_subdomain
 
   !> Shared body of pvec_domain and pvec_subdomain (C fills dim values through plain pointers,
   !> so the arrays are copied through contiguous buffers).
-  subroutine box_query(vec, where, sub, lo, hi, stat)
+  subroutine box_query(vec, where, sub, lo, hi, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     character(*), intent(in) :: where
     logical, intent(in) :: sub
     real(c_double), intent(inout), optional, target :: lo(:), hi(:)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     real(c_double), target :: blo(PVEC_MAX_DIM), bhi(PVEC_MAX_DIM)
     type(c_ptr) :: plo, phi
     integer(c_int) :: st, dim
     dim = check_dim_arrays(vec, where, st, lo, hi)
     if (st /= PVEC_SUCCESS) then
-      call finish(st, stat)
+      call finish(st, stat, errmsg)
       return
     end if
     plo = c_null_ptr
@@ -1069,174 +1271,222 @@ contains
     end if
     if (st == PVEC_SUCCESS .and. present(lo)) lo(1:dim) = blo(1:dim)
     if (st == PVEC_SUCCESS .and. present(hi)) hi(1:dim) = bhi(1:dim)
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine box_query
 
   !> Boundary conditions: bc(1:dim) receives PVEC_PERIODIC / PVEC_NON_PERIODIC.
-  subroutine pvec_boundaries(vec, bc, stat)
+  subroutine pvec_boundaries(vec, bc, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(inout) :: bc(:)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int), target :: b(PVEC_MAX_DIM)
     integer(c_int) :: st, dim
     dim = 0
     st = c_pvec_dim(vec%h, dim)
     if (st == PVEC_SUCCESS .and. size(bc) < dim) then
       call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_boundaries: bc must hold dim = '// &
-                    itoa(int(dim, c_int64_t))//' values', stat)
+                    itoa(int(dim, c_int64_t))//' values', stat, errmsg)
       return
     end if
     if (st == PVEC_SUCCESS) st = c_pvec_boundaries(vec%h, c_loc(b))
     if (st == PVEC_SUCCESS) bc(1:dim) = b(1:dim)
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_boundaries
 
   !> Ghost width given at creation.
-  subroutine pvec_ghost_width(vec, width, stat)
+  subroutine pvec_ghost_width(vec, width, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     real(c_double), intent(out) :: width
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     width = 0
-    call finish_c(c_pvec_ghost_width(vec%h, width), stat)
+    call finish_c(c_pvec_ghost_width(vec%h, width), stat, errmsg)
   end subroutine pvec_ghost_width
 
   !> Number of properties (positions not counted).
-  subroutine pvec_prop_count(vec, count, stat)
+  subroutine pvec_prop_count(vec, count, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: count
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: c, st
     c = 0
     st = c_pvec_prop_count(vec%h, c)
     count = c
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_prop_count
 
   !> Index of the property called name (PVEC_POS for "pos").
-  subroutine pvec_prop_index(vec, name, prop, stat)
+  subroutine pvec_prop_index(vec, name, prop, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     character(*), intent(in) :: name
     integer, intent(out) :: prop
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: p, st
     p = 0
     st = c_pvec_prop_index(vec%h, c_str(name), p)
     prop = p
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_prop_index
 
   !> Backend in use: PVEC_BACKEND_HOST or PVEC_BACKEND_CUDA.
-  subroutine pvec_vector_backend(vec, backend, stat)
+  subroutine pvec_vector_backend(vec, backend, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: backend
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: b, st
     b = 0
     st = c_pvec_vector_backend(vec%h, b)
     backend = b
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_vector_backend
 
   !> CUDA device ordinal of the device mirror, or -1 with the host backend.
-  subroutine pvec_vector_device(vec, device, stat)
+  subroutine pvec_vector_device(vec, device, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: device
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: d, st
     d = -1
     st = c_pvec_vector_device(vec%h, d)
     device = d
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_vector_device
 
   !> Generation counter: changes whenever views and pointers of the vector become invalid.
-  subroutine pvec_generation(vec, generation, stat)
+  subroutine pvec_generation(vec, generation, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(out) :: generation
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     generation = 0
-    call finish_c(c_pvec_generation(vec%h, generation), stat)
+    call finish_c(c_pvec_generation(vec%h, generation), stat, errmsg)
   end subroutine pvec_generation
 
   !> Make capacity >= n. Invalidates views when it reallocates.
-  subroutine reserve_i64(vec, n, stat)
+  subroutine reserve_i64(vec, n, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(in) :: n
     integer, intent(out), optional :: stat
-    call finish_c(c_pvec_reserve(vec%h, n), stat)
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_reserve(vec%h, n), stat, errmsg)
   end subroutine reserve_i64
-  subroutine reserve_i32(vec, n, stat)
+  subroutine reserve_i32(vec, n, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int32_t), intent(in) :: n
     integer, intent(out), optional :: stat
-    call reserve_i64(vec, int(n, c_int64_t), stat)
+    character(*), intent(inout), optional :: errmsg
+    call reserve_i64(vec, int(n, c_int64_t), stat, errmsg)
   end subroutine reserve_i32
 
   !> Set the local size to n (new particles zero). Invalidates views when it reallocates.
-  subroutine resize_i64(vec, n, stat)
+  subroutine resize_i64(vec, n, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(in) :: n
     integer, intent(out), optional :: stat
-    call finish_c(c_pvec_resize(vec%h, n), stat)
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_resize(vec%h, n), stat, errmsg)
   end subroutine resize_i64
-  subroutine resize_i32(vec, n, stat)
+  subroutine resize_i32(vec, n, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int32_t), intent(in) :: n
     integer, intent(out), optional :: stat
-    call resize_i64(vec, int(n, c_int64_t), stat)
+    character(*), intent(inout), optional :: errmsg
+    call resize_i64(vec, int(n, c_int64_t), stat, errmsg)
   end subroutine resize_i32
 
   !> Append k zero particles; first (optional) receives the 1-based index of the first one.
   !> Grows capacity geometrically; invalidates views when it reallocates.
-  subroutine append_i64(vec, k, first, stat)
+  subroutine append_i64(vec, k, first, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(in) :: k
     integer(c_int64_t), intent(out), optional :: first
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int64_t), target :: f
     integer(c_int) :: st
     f = -1
     st = c_pvec_append(vec%h, k, c_loc(f))
     if (present(first)) first = f + 1
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine append_i64
-  subroutine append_i32(vec, k, first, stat)
+  !> k as integer(c_int64_t), first as a default integer. Refused with PVEC_ERROR_OVERFLOW,
+  !> appending nothing, when the first new index would not fit a default integer.
+  subroutine append_i64_f32(vec, k, first, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int64_t), intent(in) :: k
+    integer(c_int32_t), intent(out) :: first
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int64_t) :: n, f
+    integer(c_int) :: st
+    first = 0
+    n = 0
+    st = c_pvec_size(vec%h, n)
+    if (st == PVEC_SUCCESS .and. n + 1 > huge(first)) then
+      call finish_f(PVEC_ERROR_OVERFLOW, 'pvec_append: the first new particle would be '// &
+                    itoa(n + 1)//', beyond a default integer: pass first as an '// &
+                    'integer(c_int64_t)', stat, errmsg)
+      return
+    end if
+    call append_i64(vec, k, f, stat, errmsg)
+    first = int(f, c_int32_t)
+  end subroutine append_i64_f32
+  subroutine append_i32(vec, k, first, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int32_t), intent(in) :: k
-    integer, intent(out), optional :: first
+    integer(c_int32_t), intent(out), optional :: first
     integer, intent(out), optional :: stat
-    integer(c_int64_t) :: f
-    call append_i64(vec, int(k, c_int64_t), f, stat)
-    if (present(first)) first = int(f)
+    character(*), intent(inout), optional :: errmsg
+    if (present(first)) then
+      call append_i64_f32(vec, int(k, c_int64_t), first, stat, errmsg)
+    else
+      call append_i64(vec, int(k, c_int64_t), stat=stat, errmsg=errmsg)
+    end if
   end subroutine append_i32
+  subroutine append_i32_f64(vec, k, first, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer(c_int32_t), intent(in) :: k
+    integer(c_int64_t), intent(out) :: first
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call append_i64(vec, int(k, c_int64_t), first, stat, errmsg)
+  end subroutine append_i32_f64
 
   !> Remove the local particles with the given 1-based indices (any order); the others keep
   !> their order. Invalidates views (reorders).
-  subroutine remove_i64(vec, indices, stat)
+  subroutine remove_i64(vec, indices, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(in) :: indices(:)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int64_t), allocatable, target :: idx(:)
     allocate (idx(size(indices)))
     idx = indices - 1
     if (size(idx) == 0) then
-      call finish_c(c_pvec_remove(vec%h, c_null_ptr, 0_c_int64_t), stat)
+      call finish_c(c_pvec_remove(vec%h, c_null_ptr, 0_c_int64_t), stat, errmsg)
     else
-      call finish_c(c_pvec_remove(vec%h, c_loc(idx), size(idx, kind=c_int64_t)), stat)
+      call finish_c(c_pvec_remove(vec%h, c_loc(idx), size(idx, kind=c_int64_t)), stat, errmsg)
     end if
   end subroutine remove_i64
-  subroutine remove_i32(vec, indices, stat)
+  subroutine remove_i32(vec, indices, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int32_t), intent(in) :: indices(:)
     integer, intent(out), optional :: stat
-    call remove_i64(vec, int(indices, c_int64_t), stat)
+    character(*), intent(inout), optional :: errmsg
+    call remove_i64(vec, int(indices, c_int64_t), stat, errmsg)
   end subroutine remove_i32
 
   !> Reduce the capacity to the local size rounded up to 64. Invalidates views.
-  subroutine pvec_shrink_to_fit(vec, stat)
+  subroutine pvec_shrink_to_fit(vec, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out), optional :: stat
-    call finish_c(c_pvec_shrink_to_fit(vec%h), stat)
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_shrink_to_fit(vec%h), stat, errmsg)
   end subroutine pvec_shrink_to_fit
 
   ! ================================================================================================
@@ -1245,57 +1495,61 @@ contains
 
   !> Everything about property prop (or PVEC_POS): dtype, shape, capacity, strides, sizes,
   !> generation and both pointers.
-  subroutine pvec_layout_get(vec, prop, layout, stat)
+  subroutine pvec_layout_get(vec, prop, layout, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     type(pvec_layout), intent(out) :: layout
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     layout%struct_size = c_sizeof(layout)
-    call finish_c(c_pvec_layout_get(vec%h, prop, layout), stat)
+    call finish_c(c_pvec_layout_get(vec%h, prop, layout), stat, errmsg)
   end subroutine pvec_layout_get
 
   !> Host mirror of property prop (or PVEC_POS): element (i, c) at index c*C + i (0-based).
   !> c_null_ptr on failure (with stat present).
-  function pvec_host_ptr(vec, prop, stat) result(p)
+  function pvec_host_ptr(vec, prop, stat, errmsg) result(p)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     p = c_pvec_host_ptr(vec%h, prop)
-    call finish_pointer(vec, prop, p, stat)
+    call finish_pointer(vec, prop, p, stat, errmsg)
   end function pvec_host_ptr
 
   !> Device mirror of property prop (or PVEC_POS), same layout as the host mirror: hand it to
   !> CUDA Fortran (c_devptr), OpenACC (deviceptr) or C. With the host backend it is a second
   !> host allocation. c_null_ptr on failure (with stat present).
-  function pvec_device_ptr(vec, prop, stat) result(p)
+  function pvec_device_ptr(vec, prop, stat, errmsg) result(p)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     p = c_pvec_device_ptr(vec%h, prop)
-    call finish_pointer(vec, prop, p, stat)
+    call finish_pointer(vec, prop, p, stat, errmsg)
   end function pvec_device_ptr
 
   !> The pointer getters report failure by NULL only: a layout query on the same arguments
   !> fails the same way and gives the status; the getter's own message is kept.
-  subroutine finish_pointer(vec, prop, p, stat)
+  subroutine finish_pointer(vec, prop, p, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     type(c_ptr), intent(in) :: p
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(pvec_layout) :: lay
     character(len=:), allocatable :: msg
     integer(c_int) :: st
     if (c_associated(p)) then
-      call finish_c(PVEC_SUCCESS, stat)
+      call finish_c(PVEC_SUCCESS, stat, errmsg)
       return
     end if
     msg = pvec_c_string(c_pvec_last_error())
     lay%struct_size = c_sizeof(lay)
     st = c_pvec_layout_get(vec%h, prop, lay)
     if (st == PVEC_SUCCESS) st = PVEC_ERROR_INTERNAL
-    call finish_f(st, msg, stat)
+    call finish_f(st, msg, stat, errmsg)
   end subroutine finish_pointer
 
   !> Common part of every pvec_host_view: layout query, dtype and rank checks, shape.
@@ -1344,164 +1598,176 @@ contains
     p = lay%host_ptr
   end subroutine view_setup
 
-  subroutine view_f32_1(vec, prop, v, stat)
+  subroutine view_f32_1(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     real(c_float), pointer, intent(out) :: v(:)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 1, PVEC_FLOAT32, PVEC_FLOAT32, 'real(c_float)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:1))
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_f32_1
-  subroutine view_f32_2(vec, prop, v, stat)
+  subroutine view_f32_2(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     real(c_float), pointer, intent(out) :: v(:, :)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 2, PVEC_FLOAT32, PVEC_FLOAT32, 'real(c_float)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:2))
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_f32_2
-  subroutine view_f32_3(vec, prop, v, stat)
+  subroutine view_f32_3(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     real(c_float), pointer, intent(out) :: v(:, :, :)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 3, PVEC_FLOAT32, PVEC_FLOAT32, 'real(c_float)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s)
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_f32_3
 
-  subroutine view_f64_1(vec, prop, v, stat)
+  subroutine view_f64_1(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     real(c_double), pointer, intent(out) :: v(:)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 1, PVEC_FLOAT64, PVEC_FLOAT64, 'real(c_double)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:1))
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_f64_1
-  subroutine view_f64_2(vec, prop, v, stat)
+  subroutine view_f64_2(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     real(c_double), pointer, intent(out) :: v(:, :)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 2, PVEC_FLOAT64, PVEC_FLOAT64, 'real(c_double)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:2))
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_f64_2
-  subroutine view_f64_3(vec, prop, v, stat)
+  subroutine view_f64_3(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     real(c_double), pointer, intent(out) :: v(:, :, :)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 3, PVEC_FLOAT64, PVEC_FLOAT64, 'real(c_double)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s)
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_f64_3
 
-  subroutine view_i32_1(vec, prop, v, stat)
+  subroutine view_i32_1(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     integer(c_int32_t), pointer, intent(out) :: v(:)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 1, PVEC_INT32, PVEC_UINT32, 'integer(c_int32_t)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:1))
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_i32_1
-  subroutine view_i32_2(vec, prop, v, stat)
+  subroutine view_i32_2(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     integer(c_int32_t), pointer, intent(out) :: v(:, :)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 2, PVEC_INT32, PVEC_UINT32, 'integer(c_int32_t)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:2))
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_i32_2
-  subroutine view_i32_3(vec, prop, v, stat)
+  subroutine view_i32_3(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     integer(c_int32_t), pointer, intent(out) :: v(:, :, :)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 3, PVEC_INT32, PVEC_UINT32, 'integer(c_int32_t)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s)
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_i32_3
 
-  subroutine view_i64_1(vec, prop, v, stat)
+  subroutine view_i64_1(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     integer(c_int64_t), pointer, intent(out) :: v(:)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 1, PVEC_INT64, PVEC_UINT64, 'integer(c_int64_t)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:1))
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_i64_1
-  subroutine view_i64_2(vec, prop, v, stat)
+  subroutine view_i64_2(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     integer(c_int64_t), pointer, intent(out) :: v(:, :)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 2, PVEC_INT64, PVEC_UINT64, 'integer(c_int64_t)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s(1:2))
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_i64_2
-  subroutine view_i64_3(vec, prop, v, stat)
+  subroutine view_i64_3(vec, prop, v, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     integer(c_int64_t), pointer, intent(out) :: v(:, :, :)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     type(c_ptr) :: p
     integer(c_int64_t) :: s(3)
     integer(c_int) :: st
     nullify (v)
     call view_setup(vec, prop, 3, PVEC_INT64, PVEC_UINT64, 'integer(c_int64_t)', p, s, st)
     if (st == PVEC_SUCCESS) call c_f_pointer(p, v, s)
-    call finish(st, stat)
+    call finish(st, stat, errmsg)
   end subroutine view_i64_3
 
   ! ================================================================================================
@@ -1509,20 +1775,22 @@ contains
   ! ================================================================================================
 
   !> Set the CUDA stream (a cudaStream_t as type(c_ptr); c_null_ptr = default stream).
-  subroutine pvec_set_stream(vec, stream, stat)
+  subroutine pvec_set_stream(vec, stream, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     type(c_ptr), intent(in) :: stream
     integer, intent(out), optional :: stat
-    call finish_c(c_pvec_set_stream(vec%h, stream), stat)
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_set_stream(vec%h, stream), stat, errmsg)
   end subroutine pvec_set_stream
 
   !> The vector's CUDA stream.
-  subroutine pvec_get_stream(vec, stream, stat)
+  subroutine pvec_get_stream(vec, stream, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     type(c_ptr), intent(out) :: stream
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     stream = c_null_ptr
-    call finish_c(c_pvec_get_stream(vec%h, stream), stat)
+    call finish_c(c_pvec_get_stream(vec%h, stream), stat, errmsg)
   end subroutine pvec_get_stream
 
   !> The (props, nprops) pair of C: absent props means all properties and the positions.
@@ -1543,60 +1811,65 @@ contains
 
   !> Copy the listed properties (PVEC_POS for positions; absent: all and the positions) from
   !> the host to the device mirror. Blocks.
-  subroutine pvec_host_to_device(vec, props, stat)
+  subroutine pvec_host_to_device(vec, props, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(in), optional :: props(:)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_int) :: n
     call props_arg(props, buf, p, n)
-    call finish_c(c_pvec_host_to_device(vec%h, p, n), stat)
+    call finish_c(c_pvec_host_to_device(vec%h, p, n), stat, errmsg)
   end subroutine pvec_host_to_device
 
   !> The reverse of pvec_host_to_device.
-  subroutine pvec_device_to_host(vec, props, stat)
+  subroutine pvec_device_to_host(vec, props, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(in), optional :: props(:)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_int) :: n
     call props_arg(props, buf, p, n)
-    call finish_c(c_pvec_device_to_host(vec%h, p, n), stat)
+    call finish_c(c_pvec_device_to_host(vec%h, p, n), stat, errmsg)
   end subroutine pvec_device_to_host
 
   !> pvec_host_to_device ordered on stream, without waiting.
-  subroutine pvec_host_to_device_async(vec, stream, props, stat)
+  subroutine pvec_host_to_device_async(vec, stream, props, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     type(c_ptr), intent(in) :: stream
     integer, intent(in), optional :: props(:)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_int) :: n
     call props_arg(props, buf, p, n)
-    call finish_c(c_pvec_host_to_device_async(vec%h, p, n, stream), stat)
+    call finish_c(c_pvec_host_to_device_async(vec%h, p, n, stream), stat, errmsg)
   end subroutine pvec_host_to_device_async
 
   !> pvec_device_to_host ordered on stream, without waiting.
-  subroutine pvec_device_to_host_async(vec, stream, props, stat)
+  subroutine pvec_device_to_host_async(vec, stream, props, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     type(c_ptr), intent(in) :: stream
     integer, intent(in), optional :: props(:)
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_int) :: n
     call props_arg(props, buf, p, n)
-    call finish_c(c_pvec_device_to_host_async(vec%h, p, n, stream), stat)
+    call finish_c(c_pvec_device_to_host_async(vec%h, p, n, stream), stat, errmsg)
   end subroutine pvec_device_to_host_async
 
   !> Wait for all work pvec ordered on the vector's stream.
-  subroutine pvec_synchronize(vec, stat)
+  subroutine pvec_synchronize(vec, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out), optional :: stat
-    call finish_c(c_pvec_synchronize(vec%h), stat)
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_synchronize(vec%h), stat, errmsg)
   end subroutine pvec_synchronize
 
   ! ================================================================================================
@@ -1604,41 +1877,44 @@ contains
   ! ================================================================================================
 
   !> This process's rank in the vector's communicator (0-based, as MPI's).
-  subroutine pvec_comm_rank(vec, rank, stat)
+  subroutine pvec_comm_rank(vec, rank, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: rank
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: r, st
     r = -1
     st = c_pvec_comm_rank(vec%h, r)
     rank = r
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_comm_rank
 
   !> Number of ranks of the vector's communicator.
-  subroutine pvec_comm_size(vec, size, stat)
+  subroutine pvec_comm_size(vec, size, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: size
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int) :: s, st
     s = 0
     st = c_pvec_comm_size(vec%h, s)
     size = s
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_comm_size
 
   !> Rank (0-based) owning point x(1:dim).
-  subroutine pvec_owner_rank(vec, x, rank, stat)
+  subroutine pvec_owner_rank(vec, x, rank, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     real(c_double), intent(in) :: x(:)
     integer, intent(out) :: rank
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     real(c_double) :: buf(PVEC_MAX_DIM)
     integer(c_int) :: r, st, dim
     dim = check_dim_arrays(vec, 'pvec_owner_rank', st, x)
     rank = -1
     if (st /= PVEC_SUCCESS) then
-      call finish(st, stat)
+      call finish(st, stat, errmsg)
       return
     end if
     buf = 0
@@ -1646,16 +1922,17 @@ contains
     r = -1
     st = c_pvec_owner_rank(vec%h, buf, r)
     rank = r
-    call finish_c(st, stat)
+    call finish_c(st, stat, errmsg)
   end subroutine pvec_owner_rank
 
   !> Send every particle to the rank owning its position (collective; invalidates views).
   !> flags: PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE. n_removed: global count removed.
-  subroutine pvec_map(vec, flags, n_removed, stat)
+  subroutine map_i64(vec, flags, n_removed, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(in), optional :: flags
     integer(c_int64_t), intent(out), optional :: n_removed
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int64_t), target :: nr
     integer(c_int) :: f, st
     f = 0
@@ -1663,41 +1940,58 @@ contains
     nr = 0
     st = c_pvec_map(vec%h, f, c_loc(nr))
     if (present(n_removed)) n_removed = nr
-    call finish_c(st, stat)
-  end subroutine pvec_map
+    call finish_c(st, stat, errmsg)
+  end subroutine map_i64
+  !> n_removed as a default integer (PVEC_ERROR_OVERFLOW after the map if the count does not fit).
+  subroutine map_i32(vec, flags, n_removed, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in), optional :: flags
+    integer(c_int32_t), intent(out) :: n_removed
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int64_t), target :: nr
+    integer(c_int) :: f, st
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    nr = 0
+    st = c_pvec_map(vec%h, f, c_loc(nr))
+    call finish_narrow(st, nr, n_removed, 'pvec_map', stat, errmsg)
+  end subroutine map_i32
 
   !> Replace the ghosts by copies of the particles within ghost_width of this rank's subdomain
   !> (collective; invalidates views). props absent: all properties.
-  subroutine pvec_ghost_get(vec, props, flags, stat)
+  subroutine pvec_ghost_get(vec, props, flags, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(in), optional :: props(:)
     integer, intent(in), optional :: flags
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_int) :: n, f
     f = 0
     if (present(flags)) f = int(flags, c_int)
     call props_arg(props, buf, p, n)
-    call finish_c(c_pvec_ghost_get(vec%h, p, n, f), stat)
+    call finish_c(c_pvec_ghost_get(vec%h, p, n, f), stat, errmsg)
   end subroutine pvec_ghost_get
 
   !> Send ghost values of the listed properties (absent: all) back to their owners and combine
   !> them with op (PVEC_REDUCE_*). Collective. Note the order: op comes before the optional
   !> props, unlike C, so that `call pvec_ghost_put(vec, PVEC_REDUCE_ADD)` works.
-  subroutine pvec_ghost_put(vec, op, props, flags, stat)
+  subroutine pvec_ghost_put(vec, op, props, flags, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(in) :: op
     integer, intent(in), optional :: props(:)
     integer, intent(in), optional :: flags
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     integer(c_int), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_int) :: n, f
     f = 0
     if (present(flags)) f = int(flags, c_int)
     call props_arg(props, buf, p, n)
-    call finish_c(c_pvec_ghost_put(vec%h, p, n, int(op, c_int), f), stat)
+    call finish_c(c_pvec_ghost_put(vec%h, p, n, int(op, c_int), f), stat, errmsg)
   end subroutine pvec_ghost_put
 
   ! ================================================================================================
@@ -1705,20 +1999,22 @@ contains
   ! ================================================================================================
 
   !> Process-wide accounting of pvec's allocations.
-  subroutine pvec_memory_stats_get(stats, stat)
+  subroutine pvec_memory_stats_get(stats, stat, errmsg)
     type(pvec_memory_stats), intent(out) :: stats
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     stats%struct_size = c_sizeof(stats)
-    call finish_c(c_pvec_memory_stats_get(stats), stat)
+    call finish_c(c_pvec_memory_stats_get(stats), stat, errmsg)
   end subroutine pvec_memory_stats_get
 
   !> Figures of the last distribution call on vec (zeros before the first).
-  subroutine pvec_last_op_stats(vec, stats, stat)
+  subroutine pvec_last_op_stats(vec, stats, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     type(pvec_op_stats), intent(out) :: stats
     integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
     stats%struct_size = c_sizeof(stats)
-    call finish_c(c_pvec_last_op_stats(vec%h, stats), stat)
+    call finish_c(c_pvec_last_op_stats(vec%h, stats), stat, errmsg)
   end subroutine pvec_last_op_stats
 
 end module pvec

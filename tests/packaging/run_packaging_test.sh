@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Installs a pvec build tree into a fresh prefix, then builds and runs two outside programs
+# Installs a pvec build tree into a fresh prefix, then builds and runs outside programs
 # against the installed files only: one with `cc app.c $(pkg-config --cflags --libs pvec)`,
-# one through find_package(pvec) + pvec::pvec. Neither knows that pvec uses MPI.
+# one through find_package(pvec) + pvec::pvec, and, when nvcc is given, a CUDA program built by
+# nvcc alone with `$(pkg-config --cflags pvec) $(pkg-config --variable=nvcc_libs pvec)` (nvcc
+# rejects the -Wl,-rpath of Libs). None knows that pvec uses MPI.
+#
+# The CUDA program always runs its host part (that is what this checks on a machine without a
+# GPU: it compiles, links, finds the installed libpvec through its RUNPATH and runs); its kernel
+# part runs only with a CUDA device (nvidia-smi works) and a pvec built with CUDA, and is then
+# required to pass. Without nvcc that half is skipped with a message.
 #
 # Usage: run_packaging_test.sh <build dir> <consumer dir> <work dir> [cmake] [cc] [config]
+#                              [nvcc] [pvec has CUDA: ON/OFF]
 # Exit: 0 pass; 1 fail; 77 pkg-config missing (the CMake half still ran and passed).
 set -euo pipefail
 
@@ -13,6 +21,8 @@ work=$3
 cmake=${4:-cmake}
 cc=${5:-cc}
 config=${6:-}
+nvcc=${7:-}
+has_cuda=${8:-OFF}
 
 fail() {
   echo "FAIL: $*" >&2
@@ -20,10 +30,11 @@ fail() {
 }
 
 # Runs an app, shows its output, and checks it printed the contract's capacity and that it
-# loaded the installed library rather than the build tree's.
+# loaded the installed library rather than the build tree's. Leaves the output in app_out.
 run_app() {
   local app=$1 out
-  out=$("$app") || fail "$app exited with $?"
+  out=$("$app") || { echo "$out"; fail "$app exited with an error"; }
+  app_out=$out
   echo "$out"
   grep -q "capacity 128" <<<"$out" || fail "$app did not print 'capacity 128'"
   if command -v ldd >/dev/null; then
@@ -73,5 +84,24 @@ echo "pkg-config: $flags"
 # shellcheck disable=SC2086  # the flags are meant to split
 "$cc" "$consumer/app.c" $flags -o "$work/app_pkgconfig" || fail "cc with pkg-config flags failed"
 run_app "$work/app_pkgconfig"
+
+echo "== nvcc consumer (pkg-config --variable=nvcc_libs pvec)"
+if [[ -z $nvcc ]] || ! command -v "$nvcc" >/dev/null; then
+  echo "SKIPPED: no nvcc found; the C consumers passed"
+else
+  nvcc_libs=$(pkg-config --variable=nvcc_libs pvec) || fail "pkg-config --variable=nvcc_libs failed"
+  [[ -n $nvcc_libs ]] || fail "pvec.pc has no nvcc_libs variable (nvcc rejects Libs' -Wl,-rpath)"
+  cflags=$(pkg-config --cflags pvec)
+  echo "nvcc flags: $cflags $nvcc_libs"
+  # shellcheck disable=SC2086  # the flags are meant to split
+  "$nvcc" "$consumer/app_cuda.cu" $cflags $nvcc_libs -o "$work/app_nvcc" \
+    >"$work/nvcc.log" 2>&1 || { cat "$work/nvcc.log"; fail "nvcc with pkg-config flags failed"; }
+  run_app "$work/app_nvcc"
+  if command -v nvidia-smi >/dev/null && nvidia-smi >/dev/null 2>&1 && [[ $has_cuda == ON ]]; then
+    grep -q "kernel: ok" <<<"$app_out" || fail "app_nvcc: a GPU is present but the kernel part did not pass"
+  else
+    echo "kernel part not required here (nvidia-smi does not work or pvec has no CUDA backend)"
+  fi
+fi
 
 echo "PASS"
