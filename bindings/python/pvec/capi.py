@@ -209,7 +209,7 @@ MEMORY_STATS_SIZE_V1 = MemoryStats.device_allocs.offset + ctypes.sizeof(ctypes.c
 _c_int_p = ctypes.POINTER(ctypes.c_int)
 _c_i64_p = ctypes.POINTER(ctypes.c_int64)
 _c_dbl_p = ctypes.POINTER(ctypes.c_double)
-_handle = ctypes.c_void_p  # pvec_schema_t, pvec_vector_t (opaque)
+_handle = ctypes.c_void_p  # pvec_schema_t, pvec_vector_t, pvec_retention_t (opaque)
 _handle_p = ctypes.POINTER(ctypes.c_void_p)
 _stream = ctypes.c_void_p  # pvec_stream_t
 _st = ctypes.c_int  # pvec_status
@@ -264,6 +264,8 @@ PROTOTYPES = {
     "pvec_layout_get": (_st, [_handle, ctypes.c_int, ctypes.POINTER(Layout)]),
     "pvec_host_ptr": (ctypes.c_void_p, [_handle, ctypes.c_int]),
     "pvec_device_ptr": (ctypes.c_void_p, [_handle, ctypes.c_int]),
+    "pvec_retain": (_st, [_handle, ctypes.c_int, ctypes.c_int, _handle_p]),
+    "pvec_release": (_st, [_handle]),
     # 6. transfers
     "pvec_set_stream": (_st, [_handle, _stream]),
     "pvec_get_stream": (_st, [_handle, ctypes.POINTER(_stream)]),
