@@ -14,7 +14,7 @@ import ctypes
 import numpy as np
 
 from . import _cuda, _dlpack
-from .capi import POS, StaleViewError, call, lib
+from .capi import POS, StaleViewError, api_class, call, lib
 
 
 class _Retention:
@@ -53,6 +53,7 @@ class _ArrayInterface:
         self._owner = owner
 
 
+@api_class
 class PropertyView:
     """Zero-copy view of one property of a Vector on its host or device mirror.
 

@@ -45,14 +45,12 @@ PRELUDE = textwrap.dedent("""
             assert float(a.sum()) == float(want.sum())
 
     def live():
-        m = pvec.memory_stats()
-        return m["host_bytes"] + m["pinned_bytes"] + m["device_bytes"]
+        return pvec.memory_stats().live_bytes
 """ % N)
 
 
 def _live():
-    m = pvec.memory_stats()
-    return m["host_bytes"] + m["pinned_bytes"] + m["device_bytes"]
+    return pvec.memory_stats().live_bytes
 
 
 def run_script(body):
