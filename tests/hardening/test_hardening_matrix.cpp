@@ -619,12 +619,10 @@ std::vector<Row> build_rows(Ctx& c) {
             return pvec_retain(x.witness.get(), prop, mirror, &r);
           });
   add("pvec_release", "NULL handle", HANDLE, [](Ctx&) { return pvec_release(nullptr); });
-  add("pvec_release", "a vector handle", HANDLE, [](Ctx& x) {
-    return pvec_release(reinterpret_cast<pvec_retention_t>(x.witness.get()));
-  });
-  add("pvec_release", "a schema handle", HANDLE, [](Ctx& x) {
-    return pvec_release(reinterpret_cast<pvec_retention_t>(x.schema));
-  });
+  add("pvec_release", "a vector handle", HANDLE,
+      [](Ctx& x) { return pvec_release(reinterpret_cast<pvec_retention_t>(x.witness.get())); });
+  add("pvec_release", "a schema handle", HANDLE,
+      [](Ctx& x) { return pvec_release(reinterpret_cast<pvec_retention_t>(x.schema)); });
   add("pvec_release", "garbage handle", HANDLE,
       [](Ctx&) { return pvec_release(reinterpret_cast<pvec_retention_t>(uintptr_t{0xdeadbeef})); });
   add("pvec_release", "released twice", HANDLE, [](Ctx& x) {
