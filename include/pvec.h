@@ -34,7 +34,8 @@
  * on the same vector that may reallocate or reorder: pvec_reserve, pvec_resize,
  * pvec_append, pvec_remove, pvec_shrink_to_fit, pvec_map, pvec_ghost_get and
  * pvec_vector_destroy. Each reallocation increments the vector's generation counter
- * (pvec_layout.generation), so a binding can detect a stale view.
+ * (pvec_layout.generation), so a binding can detect a stale view. pvec_retain keeps a
+ * buffer allocated beyond that point (section 5), for memory handed to other libraries.
  *
  * Mirrors are synchronised only when asked (pvec_host_to_device / pvec_device_to_host).
  * What each call leaves in the mirrors:
@@ -171,9 +172,10 @@ PVEC_API pvec_status pvec_init(int* argc, char*** argv);
  *  and finalises MPI if pvec_init initialised it. Collective. Before pvec_init and after
  *  pvec_finalize, the calls that need no library state work: section 1, pvec_initialized,
  *  pvec_cuda_device_count, pvec_memory_stats_get (so that a program can check that
- *  everything was freed) and the schema functions; pvec_init after pvec_finalize and
- *  pvec_vector_create return PVEC_ERROR_STATE, and the handles of the vectors that were
- *  alive are PVEC_ERROR_INVALID_HANDLE.
+ *  everything was freed), the schema functions and pvec_release; pvec_init after
+ *  pvec_finalize and pvec_vector_create return PVEC_ERROR_STATE, and the handles of the
+ *  vectors that were alive are PVEC_ERROR_INVALID_HANDLE. Buffers held by pvec_retain stay
+ *  allocated until released.
  *  Errors: PVEC_ERROR_STATE if pvec_init was not called. Since 0.1. */
 PVEC_API pvec_status pvec_finalize(void);
 
@@ -458,6 +460,33 @@ PVEC_API void* pvec_host_ptr(pvec_vector_t vec, int prop);
  *  as the host mirror. With the host backend it is the second host allocation. Returns
  *  NULL on error. Valid until the generation changes. Since 0.1. */
 PVEC_API void* pvec_device_ptr(pvec_vector_t vec, int prop);
+
+/* ---- Retention: memory that outlives the vector ---------------------------------------- */
+
+/** A retention keeps one buffer alive: the allocation of one property's mirror (all its
+ *  components, the whole capacity) as it was when pvec_retain was called. */
+typedef struct pvec_retention_s* pvec_retention_t;
+
+/** Keep the buffer of property prop (or PVEC_POS) on the host mirror (device_mirror == 0)
+ *  or the device mirror (device_mirror != 0) allocated until pvec_release, even after
+ *  pvec_vector_destroy, pvec_finalize, or a reallocation of the vector (growth,
+ *  shrink_to_fit). It is for bindings that hand the memory to consumers whose lifetime pvec
+ *  does not control (DLPack, NumPy): while the vector lives and does not reallocate, the
+ *  buffer is the vector's own and pvec keeps writing it; afterwards it holds the values it
+ *  had then and pvec no longer touches it (a later reallocation or destruction gives the
+ *  vector new buffers). Retained memory is counted by pvec_memory_stats until it is freed.
+ *  The pointers are those of pvec_layout_get (the device mirror's pending zero fill is done
+ *  first). Local, not collective. Retaining the same buffer several times is allowed; each
+ *  retention is released on its own.
+ *  Errors: INVALID_HANDLE (vec), INVALID_ARGUMENT (out NULL), OUT_OF_RANGE (prop),
+ *  OUT_OF_MEMORY. Since 0.1. */
+PVEC_API pvec_status pvec_retain(pvec_vector_t vec, int prop, int device_mirror,
+                                 pvec_retention_t* out);
+
+/** End a retention: the buffer is freed if its vector no longer uses it and no other
+ *  retention holds it. May be called at any time, also after pvec_finalize. Local.
+ *  Errors: INVALID_HANDLE (NULL, already released, or not a retention handle). Since 0.1. */
+PVEC_API pvec_status pvec_release(pvec_retention_t retention);
 
 /* ======================================================================================= */
 /* 6. Host <-> device transfers                                                            */

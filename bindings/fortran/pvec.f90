@@ -221,6 +221,7 @@ module pvec
   public :: c_pvec_comm_rank, c_pvec_comm_size, c_pvec_subdomain, c_pvec_owner_rank
   public :: c_pvec_map, c_pvec_ghost_get, c_pvec_ghost_put, c_pvec_memory_stats_get
   public :: c_pvec_last_op_stats
+  public :: c_pvec_retain, c_pvec_release
 
   interface
     ! 1. Versions, status codes and errors
@@ -482,6 +483,19 @@ module pvec
       type(c_ptr), value :: vec
       integer(c_int), value :: prop
       type(c_ptr) :: r
+    end function
+    !> Keeps a mirror's buffer allocated until c_pvec_release (device_mirror 0: host).
+    function c_pvec_retain(vec, prop, device_mirror, out) result(r) bind(C, name='pvec_retain')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), value :: prop, device_mirror
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: r
+    end function
+    function c_pvec_release(retention) result(r) bind(C, name='pvec_release')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: retention
+      integer(c_int) :: r
     end function
     ! 6. Host <-> device transfers (props: address of nprops ints, or c_null_ptr for all)
     function c_pvec_set_stream(vec, stream) result(r) bind(C, name='pvec_set_stream')

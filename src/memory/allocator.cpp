@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 
 #if defined(__linux__)
@@ -60,8 +61,9 @@ void* host_alloc(size_t bytes, size_t min_align, size_t* rounded_out) {
 // Pinned allocations from 1 MiB are host memory of their own pages (huge pages from 8 MiB)
 // page-locked by cudaHostRegister, which bench_pinned_alloc measures as cheaper to make and
 // release than cudaHostAlloc + cudaFreeHost, with copies from either kind at the same speed
-// (docs/performance.md, "Transfers and pinned blocks"). Smaller blocks keep cudaHostAlloc. The set tells deallocate which way a block was
-// made (registration can fail, and then cudaHostAlloc serves).
+// (docs/performance.md, "Transfers and pinned blocks"). Smaller blocks keep cudaHostAlloc. The set
+// tells deallocate which way a block was made (registration can fail, and then cudaHostAlloc
+// serves).
 constexpr size_t kRegisterFrom = size_t{1} << 20;
 std::mutex g_registered_mutex;
 std::unordered_set<void*> g_registered;
@@ -108,7 +110,62 @@ bool injected_failure() {
   return false;
 }
 
+// Free without looking at retentions.
+void free_block(MemKind kind, void* p, size_t bytes) noexcept {
+  switch (kind) {
+    case MemKind::host:
+      std::free(p);
+      break;
+    case MemKind::pinned:
+      pinned_free(p);
+      break;
+    case MemKind::device:
+      device_free(p);
+      break;
+  }
+  g_counters[static_cast<int>(kind)].bytes -= static_cast<int64_t>(bytes);
+}
+
+// The retained blocks: count of retentions, and once deallocate was called for the block
+// (pending), how to free it. g_retained mirrors the map's size so that deallocate skips the
+// lock while nothing is retained (a block is only retained while it is live, so a deallocate
+// racing with the retain of the same block would be the caller's race on one handle).
+struct Retained {
+  int64_t count = 0;
+  bool pending = false;
+  MemKind kind = MemKind::host;
+  size_t bytes = 0;
+};
+std::mutex g_retain_mutex;
+std::unordered_map<void*, Retained> g_retains;
+std::atomic<int64_t> g_retained{0};
+
 }  // namespace
+
+void retain(void* p) {
+  if (p == nullptr) return;
+  std::lock_guard<std::mutex> lock(g_retain_mutex);
+  auto [it, inserted] = g_retains.try_emplace(p);
+  it->second.count += 1;
+  if (inserted) g_retained.fetch_add(1, std::memory_order_release);
+}
+
+bool release(void* p) noexcept {
+  Retained freed;
+  {
+    std::lock_guard<std::mutex> lock(g_retain_mutex);
+    auto it = g_retains.find(p);
+    if (it == g_retains.end()) return false;
+    if (--it->second.count > 0) return true;
+    freed = it->second;
+    g_retains.erase(it);
+    g_retained.fetch_sub(1, std::memory_order_release);
+  }
+  if (freed.pending) free_block(freed.kind, p, freed.bytes);
+  return true;
+}
+
+int64_t retained_blocks() noexcept { return g_retained.load(std::memory_order_acquire); }
 
 void* allocate(MemKind kind, size_t bytes) {
   if (bytes == 0) return nullptr;
@@ -137,18 +194,17 @@ void* allocate(MemKind kind, size_t bytes) {
 
 void deallocate(MemKind kind, void* p, size_t bytes) noexcept {
   if (p == nullptr) return;
-  switch (kind) {
-    case MemKind::host:
-      std::free(p);
-      break;
-    case MemKind::pinned:
-      pinned_free(p);
-      break;
-    case MemKind::device:
-      device_free(p);
-      break;
+  if (g_retained.load(std::memory_order_acquire) != 0) {
+    std::lock_guard<std::mutex> lock(g_retain_mutex);
+    auto it = g_retains.find(p);
+    if (it != g_retains.end()) {  // the last release frees it
+      it->second.pending = true;
+      it->second.kind = kind;
+      it->second.bytes = bytes;
+      return;
+    }
   }
-  g_counters[static_cast<int>(kind)].bytes -= static_cast<int64_t>(bytes);
+  free_block(kind, p, bytes);
 }
 
 void memory_stats(pvec_memory_stats* out) {

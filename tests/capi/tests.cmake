@@ -8,7 +8,7 @@ add_library(pvec_capi_test_util STATIC ${_capi}/capi_util.cpp)
 target_include_directories(pvec_capi_test_util PUBLIC ${_capi} ${CMAKE_CURRENT_SOURCE_DIR}/support)
 target_link_libraries(pvec_capi_test_util PUBLIC pvec Catch2::Catch2)
 
-foreach(_t schema layout growth transfer modify bad_input)
+foreach(_t schema layout growth transfer modify bad_input retention)
   pvec_add_test(capi_${_t} SOURCES ${_capi}/test_capi_${_t}.cpp RANKS 1 LABELS capi
                 LIBS pvec_capi_test_util)
   # tests/support includes <mpi.h> from C++: keep Open MPI's deprecated C++ bindings out,
@@ -28,7 +28,7 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   set_source_files_properties(
     ${_capi}/capi_util.cpp ${_capi}/test_capi_schema.cpp ${_capi}/test_capi_layout.cpp
     ${_capi}/test_capi_growth.cpp ${_capi}/test_capi_transfer.cpp ${_capi}/test_capi_modify.cpp
-    ${_capi}/test_capi_bad_input.cpp
+    ${_capi}/test_capi_bad_input.cpp ${_capi}/test_capi_retention.cpp
     PROPERTIES COMPILE_OPTIONS "-Wall;-Wextra;-Werror")
 endif()
 

@@ -139,6 +139,7 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
   static pvec_stream_t st;
   static pvec_layout lay;
   static pvec_op_stats ops;
+  static pvec_retention_t ret;
   static const int props[1] = {0};
   static const int64_t idx[1] = {0};
   static const double x[PVEC_MAX_DIM] = {0.5, 0.5, 0.5, 0.5};
@@ -170,6 +171,7 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
          static const int two[2] = {PVEC_POS, 0};
          return pvec_layouts_get(v, two, 2, many, 2);
        }},
+      {"pvec_retain", [](pvec_vector_t v) { return pvec_retain(v, 0, 0, &ret); }},
       {"pvec_set_stream", [](pvec_vector_t v) { return pvec_set_stream(v, nullptr); }},
       {"pvec_get_stream", [](pvec_vector_t v) { return pvec_get_stream(v, &st); }},
       {"pvec_host_to_device", [](pvec_vector_t v) { return pvec_host_to_device(v, props, 1); }},
@@ -618,6 +620,28 @@ std::vector<Row> build_rows(Ctx& c) {
     rows.push_back(pointer_row("pvec_device_ptr", w,
                                [prop](Ctx& x) { return pvec_device_ptr(x.witness.get(), prop); }));
   }
+  add("pvec_retain", "out NULL", IA,
+      [](Ctx& x) { return pvec_retain(x.witness.get(), 0, 0, nullptr); });
+  for (int prop : {-2, np, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()})
+    for (int mirror : {0, 1})
+      add("pvec_retain", "property " + std::to_string(prop) + " mirror " + std::to_string(mirror),
+          OOR, [prop, mirror](Ctx& x) {
+            pvec_retention_t r = nullptr;
+            return pvec_retain(x.witness.get(), prop, mirror, &r);
+          });
+  add("pvec_release", "NULL handle", HANDLE, [](Ctx&) { return pvec_release(nullptr); });
+  add("pvec_release", "a vector handle", HANDLE,
+      [](Ctx& x) { return pvec_release(reinterpret_cast<pvec_retention_t>(x.witness.get())); });
+  add("pvec_release", "a schema handle", HANDLE,
+      [](Ctx& x) { return pvec_release(reinterpret_cast<pvec_retention_t>(x.schema)); });
+  add("pvec_release", "garbage handle", HANDLE,
+      [](Ctx&) { return pvec_release(reinterpret_cast<pvec_retention_t>(uintptr_t{0xdeadbeef})); });
+  add("pvec_release", "released twice", HANDLE, [](Ctx& x) {
+    pvec_retention_t r = nullptr;
+    if (pvec_retain(x.witness.get(), PVEC_POS, 1, &r) != PVEC_SUCCESS) return PVEC_ERROR_INTERNAL;
+    if (pvec_release(r) != PVEC_SUCCESS) return PVEC_ERROR_INTERNAL;
+    return pvec_release(r);
+  });
 
   add("pvec_layouts_get", "out NULL", IA, [](Ctx& x) {
     const int one = 0;

@@ -16,19 +16,21 @@ The C functions themselves, structs and enums are in :mod:`pvec.capi`.
 
 from . import capi
 from .capi import (MAX_DIM, MAX_NAME, MAX_RANK, POS, Backend, Boundary, DType, Error,
-                   Flags, HostMemory, Placement, ReduceOp, StaleViewError, Status, Transport)
-from ._runtime import (cuda_device_count, dtype_name, dtype_size, finalize, init, initialized,
-                       memory_stats, numpy_dtype, status_string, to_dtype, version,
-                       version_number)
+                   Flags, HostMemory, OutOfRangeError, Placement, PropertyKeyError, ReduceOp,
+                   StaleViewError, Status, Transport)
+from ._runtime import (MemoryStats, cuda_device_count, dtype_name, dtype_size, finalize, init,
+                       initialized, memory_stats, numpy_dtype, status_string, to_dtype,
+                       version, version_number)
 from ._schema import PropertyInfo, Schema
-from ._vector import Layout, Vector
+from ._vector import Layout, OpStats, Vector
 from ._views import PropertyView
 
 __version__ = "0.1.0"
 
 __all__ = [
     "MAX_DIM", "MAX_NAME", "MAX_RANK", "POS", "Backend", "Boundary", "DType", "Error",
-    "Flags", "HostMemory", "Layout", "Placement", "PropertyInfo", "PropertyView", "ReduceOp",
+    "Flags", "HostMemory", "Layout", "MemoryStats", "OpStats", "OutOfRangeError", "Placement",
+    "PropertyKeyError", "PropertyInfo", "PropertyView", "ReduceOp",
     "Schema", "StaleViewError", "Status", "Transport", "Vector", "capi", "cuda_device_count",
     "dtype_name", "dtype_size", "finalize", "init", "initialized", "memory_stats",
     "numpy_dtype", "status_string", "to_dtype", "version", "version_number",

@@ -3,10 +3,11 @@
 import atexit
 import ctypes
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
-from .capi import DType, Error, Status, call, lib
+from .capi import DType, Error, Status, api, call, lib
 
 _lock = threading.Lock()
 _started = False
@@ -24,6 +25,7 @@ _NUMPY_OF = {
 _PVEC_OF = {v: k for k, v in _NUMPY_OF.items()}
 
 
+@api("pvec.to_dtype")
 def to_dtype(dtype):
     """The :class:`DType` of dtype: a DType, its int value, a name ("float32") or anything
     numpy.dtype() accepts (np.float32, "f4", ...). Raises Error(INVALID_ARGUMENT) for a type
@@ -78,6 +80,7 @@ def dtype_name(dtype):
     return lib().pvec_dtype_name(int(to_dtype(dtype))).decode()
 
 
+@api("pvec.init")
 def init():
     """Start pvec (pvec_init): initialises MPI unless the program (mpi4py, say) already did,
     and picks the CUDA device. Harmless when already started. Registers :func:`finalize` to
@@ -97,6 +100,7 @@ def init():
             _atexit_registered = True
 
 
+@api("pvec.finalize")
 def finalize():
     """End pvec (pvec_finalize, collective): destroys every vector and schema still alive
     and finalises MPI if pvec initialised it. Vectors and views still referenced from Python
@@ -136,12 +140,33 @@ def cuda_device_count():
     return count.value
 
 
-def memory_stats():
-    """pvec_memory_stats_get as a dict: host/pinned/device bytes (live) and allocs (so far)."""
-    from .capi import MemoryStats
+@dataclass(frozen=True)
+class MemoryStats:
+    """pvec_memory_stats: process-wide accounting of pvec's allocations, as Python values.
+    Bytes are live now (retained buffers that NumPy arrays or DLPack tensors still hold
+    included); allocs count the allocations made so far."""
 
-    stats = MemoryStats()
-    stats.struct_size = ctypes.sizeof(MemoryStats)
+    host_bytes: int
+    pinned_bytes: int
+    device_bytes: int
+    host_allocs: int
+    pinned_allocs: int
+    device_allocs: int
+
+    @property
+    def live_bytes(self):
+        """host_bytes + pinned_bytes + device_bytes."""
+        return self.host_bytes + self.pinned_bytes + self.device_bytes
+
+
+@api("pvec.memory_stats")
+def memory_stats():
+    """:class:`MemoryStats` (pvec_memory_stats_get): host/pinned/device bytes (live) and
+    allocs (so far)."""
+    from . import capi
+
+    stats = capi.MemoryStats()
+    stats.struct_size = ctypes.sizeof(capi.MemoryStats)
     call("pvec_memory_stats_get", ctypes.byref(stats))
-    return {name: getattr(stats, name) for name, _ in MemoryStats._fields_
-            if name != "struct_size"}
+    return MemoryStats(**{name: getattr(stats, name) for name, _ in capi.MemoryStats._fields_
+                          if name != "struct_size"})

@@ -3,7 +3,7 @@
 import collections
 import ctypes
 
-from .capi import Error, Status, call
+from .capi import Error, Status, api_class, call
 from . import _runtime
 
 #: One declared property: index, name, numpy dtype and shape (() scalar, (n,) vector[n],
@@ -19,6 +19,7 @@ def _shape(shape):
     return tuple(int(s) for s in shape)
 
 
+@api_class
 class Schema:
     """A list of property declarations (a pvec_schema_t). A Vector copies it at creation,
     so a schema can be reused and changed afterwards without affecting existing vectors.

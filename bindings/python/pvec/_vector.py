@@ -6,8 +6,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _cuda, _runtime
-from .capi import (POS, Backend, Boundary, DType, Error, Flags, HostMemory, Placement,
-                    ReduceOp, Status, call, last_error, lib, new_layout, vector_desc)
+from .capi import (POS, Backend, Boundary, DType, Error, Flags, HostMemory, OutOfRangeError,
+                   Placement, PropertyKeyError, ReduceOp, Status, Transport, api_class, call,
+                   error, last_error, lib, new_layout, vector_desc)
 from ._schema import PropertyInfo, as_schema
 from ._views import PropertyView
 
@@ -45,6 +46,23 @@ class Layout:
         return _runtime.numpy_dtype(self.dtype)
 
 
+@dataclass(frozen=True)
+class OpStats:
+    """pvec_op_stats of the last map, ghost_get or ghost_put on a vector, as Python values
+    (zeros before the first): wall time of the on-processor work and of the messages, bytes
+    and particles (ghost entries) sent and received, of those the own periodic images (in no
+    message), and how the messages travelled."""
+
+    compute_seconds: float
+    exchange_seconds: float
+    bytes_sent: int
+    bytes_received: int
+    particles_sent: int
+    particles_received: int
+    particles_self: int
+    transport: Transport
+
+
 def _per_dim(value, dim, what, convert):
     if np.ndim(value) == 0:
         return [convert(value)] * dim
@@ -65,6 +83,7 @@ def _comm_handle(comm):
         comm,))
 
 
+@api_class
 class Vector:
     """A particle vector: positions plus the properties of a schema, on a host mirror and a
     device mirror with the same layout (component stride = capacity, a multiple of 64).
@@ -85,6 +104,13 @@ class Vector:
     Creation and destruction are collective over the communicator. Calls :func:`pvec.init`
     first if needed. Use as a context manager, or call :meth:`destroy`, to destroy it at a
     point every rank reaches; otherwise it is destroyed when collected (or by finalize).
+
+    Lookup works like the columns of a pandas DataFrame: ``vec["rho"]`` is the host view of
+    a property, ``"rho" in vec`` asks whether the vector has it, iteration and
+    :meth:`keys` give "pos" then the property names, :meth:`items`/:meth:`values`/:meth:`get`
+    work as for a dict, and ``len(vec)`` is the number of local particles (like the rows of
+    a DataFrame). A missing name raises a KeyError, an index out of range an IndexError
+    (both also :class:`pvec.Error`).
     """
 
     def __init__(self, dim=3, domain=(0.0, 1.0), periodic=False, ghost=0.0, schema=None, n=0,
@@ -246,7 +272,9 @@ class Vector:
 
     def prop_index(self, prop):
         """Index of a property given by name ("pos" gives POS = -1) or index (returned as is;
-        the C calls check its range)."""
+        the C calls check its range: an IndexError). pvec.POS names the positions wherever
+        a method takes a property; other negative indices are out of range. A missing name
+        raises :class:`pvec.PropertyKeyError` (a KeyError)."""
         if isinstance(prop, str):
             return self._get_index(prop)
         if isinstance(prop, (int, np.integer)) and not isinstance(prop, bool):
@@ -255,7 +283,10 @@ class Vector:
 
     def _get_index(self, name):
         out = ctypes.c_int()
-        call("pvec_prop_index", self._h(), name.encode("utf-8"), ctypes.byref(out))
+        status = lib().pvec_prop_index(self._h(), name.encode("utf-8"), ctypes.byref(out))
+        if status != 0:
+            cls = PropertyKeyError if status == Status.INVALID_ARGUMENT else Error
+            raise cls(status, last_error(), "pvec_prop_index")
         return out.value
 
     def layout(self, prop):
@@ -285,7 +316,7 @@ class Vector:
             message = last_error()
             # The getter reports NULL only; pvec_layout_get gives the status of the same fault.
             status = lib().pvec_layout_get(self._h(), index, ctypes.byref(new_layout()))
-            raise Error(status or Status.INTERNAL, message, function)
+            raise error(status or Status.INTERNAL, message, function)
         return ptr
 
     # ---- views ------------------------------------------------------------------------------
@@ -304,11 +335,60 @@ class Vector:
         """Host view of the positions, shape (dim, size)."""
         return self.host(POS)
 
-    def __getitem__(self, prop):
-        return self.host(prop)
+    def _subscript(self, key):
+        """A key of vec[key]: a name, or a property index 0..prop_count-1. Negative indices
+        are refused rather than counted from the end or taken as the positions (PVEC_POS is
+        -1 in C): the positions are vec["pos"]."""
+        if isinstance(key, str):
+            return key
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
+            if key < 0:
+                raise OutOfRangeError(
+                    Status.OUT_OF_RANGE,
+                    "property index %d: vec[...] takes a name or an index 0..%d, and no "
+                    "negative index; the positions are vec['pos'] (or vec.pos)" % (
+                        key, self.prop_count - 1), "Vector")
+            return int(key)
+        raise TypeError("a property is a name (str) or an index (int), got %r" % (key,))
 
-    def __setitem__(self, prop, value):
-        self.host(prop)[...] = value
+    def __getitem__(self, key):
+        return self.host(self._subscript(key))
+
+    def __setitem__(self, key, value):
+        self.host(self._subscript(key))[...] = value
+
+    def __contains__(self, key):
+        """Whether key is "pos" or the name of a property (any other object: False)."""
+        if not isinstance(key, str) or "\0" in key:
+            return False
+        try:
+            name = key.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        out = ctypes.c_int()
+        return lib().pvec_prop_index(self._h(), name, ctypes.byref(out)) == 0
+
+    def keys(self):
+        """"pos", then the property names in index order: what iteration gives."""
+        return ("pos",) + self.property_names
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def values(self):
+        """Host views of the positions and of every property, in the order of keys()."""
+        return [self.host(k) for k in self.keys()]
+
+    def items(self):
+        """(name, host view) pairs, in the order of keys()."""
+        return [(k, self.host(k)) for k in self.keys()]
+
+    def get(self, key, default=None):
+        """vec[key], or default when the vector has no such property."""
+        try:
+            return self[key]
+        except (PropertyKeyError, OutOfRangeError):
+            return default
 
     # ---- number of particles ----------------------------------------------------------------
     def reserve(self, n):
@@ -347,8 +427,11 @@ class Vector:
 
     @property
     def stream(self):
-        """CUDA stream (an int; 0 = legacy default) on which pvec orders this vector's
-        device work. Set it with an int or a CuPy/PyTorch/Numba stream object."""
+        """CUDA stream (an int, the cudaStream_t's address; 0 = legacy default) on which
+        pvec orders this vector's own device work (growth copies, zero fill, removal, map,
+        ghost exchange, blocking transfers). Set it with an int or a CuPy/PyTorch/Numba
+        stream object (``vec.stream = cupy.cuda.Stream()``); keep that object alive while
+        the vector uses it. Device views export it as their CAI/DLPack stream."""
         return self._get("pvec_get_stream", ctypes.c_void_p) or 0
 
     @stream.setter
@@ -438,19 +521,19 @@ class Vector:
         call("pvec_ghost_put", self._h(), arr, count, int(_lookup(_OPS, op, "op")), int(f))
 
     def last_op_stats(self):
-        """pvec_last_op_stats as a dict: compute_seconds and exchange_seconds (wall time),
-        bytes_sent/received, particles_sent/received, particles_self (own periodic images,
-        in no message) and transport (a pvec.Transport: how the messages went) of the last
-        map, ghost_get or ghost_put on this vector (zeros before the first)."""
-        from .capi import OpStats, Transport
+        """:class:`OpStats` (pvec_last_op_stats) of the last map, ghost_get or ghost_put on
+        this vector: compute_seconds and exchange_seconds (wall time), bytes_sent/received,
+        particles_sent/received, particles_self (own periodic images, in no message) and
+        transport (a pvec.Transport); zeros before the first."""
+        from . import capi
 
-        stats = OpStats()
-        stats.struct_size = ctypes.sizeof(OpStats)
+        stats = capi.OpStats()
+        stats.struct_size = ctypes.sizeof(capi.OpStats)
         call("pvec_last_op_stats", self._h(), ctypes.byref(stats))
-        out = {name: getattr(stats, name) for name, _ in OpStats._fields_
-               if name != "struct_size"}
-        out["transport"] = Transport(out["transport"])
-        return out
+        values = {name: getattr(stats, name) for name, _ in capi.OpStats._fields_
+                  if name != "struct_size"}
+        values["transport"] = Transport(values["transport"])
+        return OpStats(**values)
 
     # ---- misc -------------------------------------------------------------------------------
     def __repr__(self):

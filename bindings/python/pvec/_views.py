@@ -14,7 +14,34 @@ import ctypes
 import numpy as np
 
 from . import _cuda, _dlpack
-from .capi import POS, StaleViewError, call
+from .capi import POS, StaleViewError, api_class, call, lib
+
+
+class _Retention:
+    """One pvec_retain: keeps the buffer of one mirror of one property allocated (its
+    values as they were, once the vector reallocates or is destroyed) until collected. Held
+    by a view from its first export on, so every NumPy array and DLPack tensor made from the
+    view (which keep the view alive) can outlive the vector, a `with` block, pvec.finalize()
+    or a reallocation without reading freed memory."""
+
+    __slots__ = ("_handle",)
+
+    def __init__(self, vector, prop, device_mirror):
+        self._handle = None
+        handle = ctypes.c_void_p()
+        call("pvec_retain", vector._h(), prop, 1 if device_mirror else 0, ctypes.byref(handle))
+        self._handle = handle.value
+
+    def release(self):
+        handle, self._handle = self._handle, None
+        if handle:
+            lib().pvec_release(handle)  # allowed at any time, also after pvec_finalize
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:  # pragma: no cover - interpreter shutdown
+            pass
 
 
 class _ArrayInterface:
@@ -26,6 +53,7 @@ class _ArrayInterface:
         self._owner = owner
 
 
+@api_class
 class PropertyView:
     """Zero-copy view of one property of a Vector on its host or device mirror.
 
@@ -33,8 +61,10 @@ class PropertyView:
     The view records the vector's generation: any use after a reallocation or reordering
     (append past capacity, reserve, resize, remove, shrink_to_fit, map, ghost_get) or after
     the vector is destroyed raises :class:`pvec.StaleViewError`. numpy arrays obtained from
-    the view (``.array``, ``np.asarray(view)``) are NOT checked: re-fetch them after such a
-    call.
+    the view (``.array``, ``np.asarray(view)``) and DLPack tensors are NOT checked: after
+    such a call they still read the memory they were made on (pvec keeps it allocated until
+    they are collected: it holds the old values and pvec no longer writes it); re-fetch them
+    to see the vector's data.
 
     Protocols: host-accessible memory (host views; device views of the host backend) offers
     ``__array_interface__``/``__array__`` (numpy), and ``__dlpack__`` as kDLCPU. Device views
@@ -70,6 +100,7 @@ class PropertyView:
         self.shape = comp_shape + (self.size,)
         self.strides = comp_strides + (elem,)
         self._device_id = None
+        self._retention = None  # taken at the first export (see _retain)
 
     # ---- description ------------------------------------------------------------------------
     @property
@@ -126,8 +157,15 @@ class PropertyView:
                             "or copy with device_to_host and use vec.host(...)" % (
                                 what, self.name))
 
+    def _retain(self):
+        """Keep the viewed buffer allocated as long as this view lives: called, after _check,
+        by everything that hands the memory out (every export keeps the view alive)."""
+        if self._retention is None:
+            self._retention = _Retention(self._vector, self.prop, self.location == "device")
+
     # ---- numpy ------------------------------------------------------------------------------
     def _numpy_interface(self):
+        self._retain()
         return {
             "version": 3,
             "shape": self.shape,
@@ -182,6 +220,7 @@ class PropertyView:
     def _cuda_array_interface_dict(self):
         """The CAI v3 dict, whatever the backend (the property refuses host memory)."""
         self._check("__cuda_array_interface__")
+        self._retain()
         return {
             "version": 3,
             "shape": self.shape,
@@ -237,6 +276,7 @@ class PropertyView:
             if copy:
                 raise BufferError("__dlpack__: pvec cannot copy device memory (copy=True)")
             self._sync_for(stream)
+        self._retain()
         return _dlpack.export(self, self.ptr, self.shape, self.strides_elems, self.dtype,
                               device, versioned)
 

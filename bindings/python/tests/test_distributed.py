@@ -117,7 +117,7 @@ def test_map_sends_every_particle_to_its_owner(on_device):
     x = global_particles()
     with make_vector() as vec:
         mine = fill_my_share(vec, x)
-        assert vec.last_op_stats()["particles_sent"] == 0  # zeros before the first call
+        assert vec.last_op_stats().particles_sent == 0  # zeros before the first call
         gen = vec.generation
         if on_device:
             vec.host_to_device()
@@ -138,17 +138,17 @@ def test_map_sends_every_particle_to_its_owner(on_device):
         assert all(in_box(p, lo, hi) for p in pos.T)
         # The figures of this map: the particles that left this rank.
         stats = vec.last_op_stats()
-        assert stats["compute_seconds"] >= 0 and stats["exchange_seconds"] >= 0
-        assert stats["particles_sent"] == np.sum(owner[mine] != vec.comm_rank)
+        assert stats.compute_seconds >= 0 and stats.exchange_seconds >= 0
+        assert stats.particles_sent == np.sum(owner[mine] != vec.comm_rank)
         # How the messages went: none at one rank; MPI for host data; device data between
         # ranks of one node through CUDA IPC unless PVEC_IPC=0, else staged through the host.
-        assert isinstance(stats["transport"], pvec.Transport)
+        assert isinstance(stats.transport, pvec.Transport)
         if vec.comm_size == 1:
-            assert stats["transport"] == pvec.Transport.NONE
+            assert stats.transport == pvec.Transport.NONE
         elif not on_device or vec.backend != "cuda":
-            assert stats["transport"] == pvec.Transport.MPI
+            assert stats.transport == pvec.Transport.MPI
         else:
-            assert stats["transport"] in (pvec.Transport.CUDA_IPC, pvec.Transport.MPI_STAGED,
+            assert stats.transport in (pvec.Transport.CUDA_IPC, pvec.Transport.MPI_STAGED,
                                           pvec.Transport.MPI)
 
 
