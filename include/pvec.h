@@ -12,6 +12,7 @@
  *   6. Host <-> device transfers
  *   7. Distribution over MPI: decomposition, map, ghost_get, ghost_put
  *   8. Diagnostics
+ *   9. Output and restart: ParaView files (VTK XML) and HDF5 checkpoints
  *
  * ---------------------------------------------------------------------------------------
  * The layout contract (the product; see docs/layout.md for the long version)
@@ -135,7 +136,11 @@ typedef enum pvec_status {
   /** The operation is not available in this build (e.g. MPI support compiled out). */
   PVEC_ERROR_NOT_SUPPORTED = 12,
   /** A bug in pvec: please report it with the message. */
-  PVEC_ERROR_INTERNAL = 13
+  PVEC_ERROR_INTERNAL = 13,
+  /** A file could not be created, written, renamed or read, or is not a complete, valid
+   *  pvec file (truncated, corrupted, written by an interrupted run); the message names the
+   *  file and what is wrong. Since 0.1 (section 9). */
+  PVEC_ERROR_IO = 14
 } pvec_status;
 
 /** Short constant description of a status ("invalid handle"). Never NULL, also for values
@@ -698,6 +703,104 @@ typedef struct pvec_op_stats {
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL, or struct_size below
  *  PVEC_OP_STATS_SIZE_V1). */
 PVEC_API pvec_status pvec_last_op_stats(pvec_vector_t vec, pvec_op_stats* out);
+
+/* ======================================================================================= */
+/* 9. Output and restart                                                                   */
+/* ======================================================================================= */
+/* ParaView-ready output without any dependency (VTK XML PolyData), and checkpoints through
+ * parallel HDF5 that restart on any number of ranks. docs/io.md has the file layouts. Every
+ * path is a file name of the local file system, seen alike by every rank (a shared file
+ * system when ranks run on several nodes). Ghosts are never written. */
+
+/** Flag of pvec_write_vtk (or-ed with PVEC_ON_DEVICE): add an Int32 point array "rank"
+ *  holding the writing rank of each particle. */
+#define PVEC_VTK_RANK_ARRAY (1u << 4)
+
+/** *flag = 1 when this build writes and reads HDF5 checkpoints (built against a parallel,
+ *  MPI, HDF5), else 0; without it pvec_checkpoint_write, pvec_checkpoint_describe and
+ *  pvec_restart return PVEC_ERROR_NOT_SUPPORTED. Local. Errors: INVALID_ARGUMENT (flag
+ *  NULL). Since 0.1. */
+PVEC_API pvec_status pvec_io_has_hdf5(int* flag);
+
+/** Write the local particles of every rank as one step of a ParaView time series:
+ *    <prefix>_<step>/<name>_<rank>.vtp  one VTK XML PolyData piece per rank: the positions
+ *                                       (padded with zeros to 3D), one point array per
+ *                                       property under its name (vector[n]: n components,
+ *                                       tensor[n][m]: n*m, entry (a,b) at a*m + b), one
+ *                                       vertex cell per particle; binary appended data, raw
+ *                                       encoding, header_type UInt64
+ *    <prefix>_<step>.pvtp               the index of the pieces (rank 0)
+ *    <prefix>.pvd                       the time series (rank 0): every step written so far
+ *                                       with its time; rewritten on each call, keeping the
+ *                                       entries already there (also those of an earlier run:
+ *                                       a restarted simulation extends its series), an entry
+ *                                       of the same step being replaced
+ *  <step> is written with at least 6 digits. dtypes map to Float32, Float64, Int32, Int64,
+ *  UInt32, UInt64. flags: PVEC_ON_DEVICE (write the device mirror, through a staging copy; the
+ *  host mirror is not touched), PVEC_VTK_RANK_ARRAY. Each file is written under a temporary
+ *  name and renamed when complete; the .pvtp and .pvd only after every piece was. Collective;
+ *  invalidates nothing, changes no particle.
+ *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (prefix NULL or empty, step < 0, time not finite,
+ *  unknown flags, a property called "rank" with PVEC_VTK_RANK_ARRAY); OUT_OF_MEMORY; CUDA;
+ *  IO (a file or folder could not be written: the message names it). An error on any rank is
+ *  an error on every rank (MPI on the others). Since 0.1. */
+PVEC_API pvec_status pvec_write_vtk(pvec_vector_t vec, const char* prefix, int64_t step,
+                                    double time, unsigned flags);
+
+/** Write a checkpoint: one HDF5 file at path holding every rank's local particles, as
+ *    /positions              float32|float64 [N][dim]
+ *    /properties/<name>      the property's dtype, [N] (scalar), [N][n] (vector[n]) or
+ *                            [N][n][m] (tensor[n][m])
+ *    /rank_counts            int64 [ranks]: the particles each rank wrote, in rank order
+ *  (N the global count; rank r's particles at rows [sum of the counts of ranks < r, ...)), and
+ *  as attributes of the root group: format "pvec-checkpoint", format_version 1, pvec_version,
+ *  dim, pos_dtype, domain_lo, domain_hi, boundary, ghost_width, rank_grid (the decomposition),
+ *  n_ranks, n_global, step, time, property_names (declaration order) and complete = 1; the
+ *  attributes of /metadata are the caller's: n_attrs keys, attribute k a string when strings
+ *  != NULL and strings[k] != NULL, else the number numbers[k] (float64). Every rank passes the
+ *  same step, time and attributes. The file is written as <path>.tmp and renamed to path when
+ *  complete, so a crash never leaves a file at path that looks whole; an existing file at
+ *  path is replaced only then. An XDMF sidecar (path with its extension replaced by .xmf)
+ *  lets ParaView open the checkpoint (dim 2 and 3). flags: PVEC_ON_DEVICE (write the device
+ *  mirror through a staging copy). Collective; invalidates nothing.
+ *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (path NULL or empty, time not finite, n_attrs < 0,
+ *  keys NULL with n_attrs > 0, a key NULL, empty or repeated, a number needed but numbers
+ *  NULL, unknown flags); OUT_OF_MEMORY; CUDA; MPI; IO; NOT_SUPPORTED (built without
+ *  parallel HDF5; the message says so). Since 0.1. */
+PVEC_API pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path, int64_t step,
+                                           double time, int n_attrs, const char* const* keys,
+                                           const char* const* strings, const double* numbers,
+                                           unsigned flags);
+
+/** Read what a checkpoint holds, to restart from it without knowing it beforehand: fills
+ *  desc's dim, pos_dtype, domain_lo, domain_hi, boundary and ghost_width (desc->struct_size
+ *  set by the caller, no byte beyond it written; the other fields are left as they are),
+ *  creates *schema (the caller destroys it) with the file's properties in declaration order,
+ *  and writes the step and time stored (step and time may be NULL; desc and schema may be
+ *  NULL when not wanted). Local (every rank may call it). On error nothing is written.
+ *  Errors: INVALID_ARGUMENT (path NULL, desc->struct_size too small), IO (no such file, not
+ *  a complete pvec checkpoint), OUT_OF_MEMORY, NOT_SUPPORTED. Since 0.1. */
+PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc* desc,
+                                              pvec_schema_t* schema, int64_t* step,
+                                              double* time);
+
+/** Create a vector from a checkpoint, on any number of ranks (not necessarily the number
+ *  that wrote it): desc and schema are what pvec_vector_create takes (n_particles and
+ *  placement are ignored), and must match the file: the same properties (names, dtypes,
+ *  shapes; order may differ), dimension, position dtype, domain and boundaries; ghost_width,
+ *  backend, host memory and communicator are the caller's. Rank r reads rows [r*N/M ...) of
+ *  the global arrays (M ranks; ranks may start empty), then the vector is distributed with
+ *  pvec_map (particles end on the rank owning their position; values bitwise as written). Both
+ *  mirrors hold the data (with the CUDA backend it is copied to the device). flags: 0 (reserved).
+ *  Collective. *out is written only on success.
+ *  Errors: INVALID_ARGUMENT (path or out NULL, unknown flags, and the first mismatch between
+ *  file and request, named: "property 'v' is vector[3] in the file, vector[2] requested",
+ *  missing or extra property, dim, domain, boundary, pos dtype); DTYPE_MISMATCH (a
+ *  property's dtype differs, named); IO (missing, truncated, corrupted or incomplete file:
+ *  the message says which); and those of pvec_vector_create and pvec_map; NOT_SUPPORTED.
+ *  Since 0.1. */
+PVEC_API pvec_status pvec_restart(const char* path, const pvec_vector_desc* desc,
+                                  pvec_schema_t schema, unsigned flags, pvec_vector_t* out);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what pvec needs to build and test, if it is missing, on Debian/Ubuntu as root.
 # Required: compilers, CMake, MPI, Catch2. Optional (their tests are skipped without them):
-# gfortran, NumPy/pytest/mpi4py/pip, pkg-config. A machine without network (the GPU machine)
+# gfortran, NumPy/pytest/mpi4py/pip, pkg-config, parallel HDF5 (checkpoints: without it they
+# return NOT_SUPPORTED and their tests only check that), h5py and VTK (the Python reader tests
+# of docs/io.md skip without them). A machine without network (the GPU machine)
 # that has the required ones carries on without the optional ones.
 set -euo pipefail
 
@@ -20,16 +22,20 @@ done
 [ $catch2 = yes ] || required+=(catch2)
 have pkg-config || optional+=(pkg-config)
 have gfortran || optional+=(gfortran)
+# Parallel HDF5 (the Open MPI build, /usr/include/hdf5/openmpi) for checkpoints.
+[ -e /usr/include/hdf5/openmpi/hdf5.h ] || optional+=(libhdf5-openmpi-dev)
 pyok() { python3 -c "import $1" 2>/dev/null || /usr/bin/python3 -c "import $1" 2>/dev/null; }
 if have python3 || [ -x /usr/bin/python3 ]; then
   pyok numpy || optional+=(python3-numpy)
   pyok pytest || optional+=(python3-pytest)
   pyok mpi4py || optional+=(python3-mpi4py)
+  pyok h5py || optional+=(python3-h5py)
+  pyok vtk || optional+=(python3-vtk9)
   if [ -x /usr/bin/python3 ] && ! /usr/bin/python3 -m pip --version >/dev/null 2>&1; then
     optional+=(python3-pip python3-setuptools python3-wheel)
   fi
 else
-  optional+=(python3 python3-numpy python3-pytest python3-mpi4py)
+  optional+=(python3 python3-numpy python3-pytest python3-mpi4py python3-h5py python3-vtk9)
 fi
 
 wanted=("${required[@]}" "${optional[@]}")

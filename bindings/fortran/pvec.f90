@@ -59,6 +59,7 @@ module pvec
   integer(c_int), parameter, public :: PVEC_ERROR_DTYPE_MISMATCH = 11
   integer(c_int), parameter, public :: PVEC_ERROR_NOT_SUPPORTED = 12
   integer(c_int), parameter, public :: PVEC_ERROR_INTERNAL = 13
+  integer(c_int), parameter, public :: PVEC_ERROR_IO = 14
 
   ! ---- pvec_dtype --------------------------------------------------------------------------------
   !> Unsigned dtypes have no Fortran kind: their views use the signed integer of the same size.
@@ -107,6 +108,8 @@ module pvec
   integer(c_int), parameter, public :: PVEC_MAP_REMOVE_OUTSIDE = 2
   integer(c_int), parameter, public :: PVEC_GHOST_SKIP_POSITIONS = 4
   integer(c_int), parameter, public :: PVEC_GHOST_REUSE_PLAN = 8
+  !> 9. Output and restart: flag of pvec_write_vtk (an Int32 point array "rank").
+  integer(c_int), parameter, public :: PVEC_VTK_RANK_ARRAY = 16
 
   ! ---- pvec_reduce_op ----------------------------------------------------------------------------
   integer(c_int), parameter, public :: PVEC_REDUCE_ADD = 0
@@ -222,6 +225,9 @@ module pvec
   public :: c_pvec_map, c_pvec_ghost_get, c_pvec_ghost_put, c_pvec_memory_stats_get
   public :: c_pvec_last_op_stats
   public :: c_pvec_retain, c_pvec_release
+  ! 9. Output and restart
+  public :: c_pvec_io_has_hdf5, c_pvec_write_vtk, c_pvec_checkpoint_write
+  public :: c_pvec_checkpoint_describe, c_pvec_restart
 
   interface
     ! 1. Versions, status codes and errors
@@ -600,6 +606,58 @@ module pvec
       import :: c_int, c_ptr, pvec_op_stats
       type(c_ptr), value :: vec
       type(pvec_op_stats), intent(inout) :: out
+      integer(c_int) :: r
+    end function
+    ! 9. Output and restart. Strings are NUL-terminated (trim(s)//c_null_char); keys and
+    ! strings of pvec_checkpoint_write are arrays of C pointers (c_loc of NUL-terminated
+    ! character arrays), numbers a real(c_double) array, each passed as c_loc or c_null_ptr.
+    function c_pvec_io_has_hdf5(flag) result(r) bind(C, name='pvec_io_has_hdf5')
+      import :: c_int
+      integer(c_int), intent(out) :: flag
+      integer(c_int) :: r
+    end function
+    function c_pvec_write_vtk(vec, prefix, step, time, flags) result(r) &
+        bind(C, name='pvec_write_vtk')
+      import :: c_int, c_ptr, c_char, c_int64_t, c_double
+      type(c_ptr), value :: vec
+      character(kind=c_char), intent(in) :: prefix(*)
+      integer(c_int64_t), value :: step
+      real(c_double), value :: time
+      integer(c_int), value :: flags
+      integer(c_int) :: r
+    end function
+    function c_pvec_checkpoint_write(vec, path, step, time, n_attrs, keys, strings, numbers, &
+                                     flags) result(r) bind(C, name='pvec_checkpoint_write')
+      import :: c_int, c_ptr, c_char, c_int64_t, c_double
+      type(c_ptr), value :: vec
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int64_t), value :: step
+      real(c_double), value :: time
+      integer(c_int), value :: n_attrs
+      type(c_ptr), value :: keys
+      type(c_ptr), value :: strings
+      type(c_ptr), value :: numbers
+      integer(c_int), value :: flags
+      integer(c_int) :: r
+    end function
+    function c_pvec_checkpoint_describe(path, desc, schema, step, time) result(r) &
+        bind(C, name='pvec_checkpoint_describe')
+      import :: c_int, c_ptr, c_char, c_int64_t, c_double, pvec_vector_desc
+      character(kind=c_char), intent(in) :: path(*)
+      type(pvec_vector_desc), intent(inout) :: desc
+      type(c_ptr), intent(out) :: schema
+      integer(c_int64_t), intent(out) :: step
+      real(c_double), intent(out) :: time
+      integer(c_int) :: r
+    end function
+    function c_pvec_restart(path, desc, schema, flags, out) result(r) &
+        bind(C, name='pvec_restart')
+      import :: c_int, c_ptr, c_char, pvec_vector_desc
+      character(kind=c_char), intent(in) :: path(*)
+      type(pvec_vector_desc), intent(in) :: desc
+      type(c_ptr), value :: schema
+      integer(c_int), value :: flags
+      type(c_ptr), intent(out) :: out
       integer(c_int) :: r
     end function
     ! libc, to measure C strings.

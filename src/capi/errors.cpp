@@ -45,6 +45,8 @@ extern "C" const char* pvec_status_string(pvec_status status) {
       return "not supported by this build";
     case PVEC_ERROR_INTERNAL:
       return "internal error";
+    case PVEC_ERROR_IO:
+      return "file input/output error";
   }
   return "unknown status";
 }

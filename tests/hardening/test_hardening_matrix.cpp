@@ -190,6 +190,13 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
       {"pvec_ghost_put",
        [](pvec_vector_t v) { return pvec_ghost_put(v, nullptr, 0, PVEC_REDUCE_ADD, 0); }},
       {"pvec_last_op_stats", [](pvec_vector_t v) { return pvec_last_op_stats(v, &ops); }},
+      // 9. Output and restart: the handle is checked before any file is touched.
+      {"pvec_write_vtk",
+       [](pvec_vector_t v) { return pvec_write_vtk(v, "hardening_vtk", 0, 0.0, 0); }},
+      {"pvec_checkpoint_write",
+       [](pvec_vector_t v) {
+         return pvec_checkpoint_write(v, "hardening.h5", 0, 0.0, 0, nullptr, nullptr, nullptr, 0);
+       }},
       {"pvec_vector_destroy", [](pvec_vector_t v) { return pvec_vector_destroy(v); }},
   };
 }
@@ -213,6 +220,12 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_schema_t)>>> s
          const pvec_vector_desc d = capi::make_desc(4);
          pvec_vector_t out = nullptr;
          return pvec_vector_create(&d, s, &out);
+       }},
+      {"pvec_restart",
+       [](pvec_schema_t s) {
+         const pvec_vector_desc d = capi::make_desc(4);
+         pvec_vector_t out = nullptr;
+         return pvec_restart("hardening_no_such.h5", &d, s, 0, &out);
        }},
       {"pvec_schema_destroy", [](pvec_schema_t s) { return pvec_schema_destroy(s); }},
   };
@@ -779,6 +792,96 @@ std::vector<Row> build_rows(Ctx& c) {
       s.struct_size = sz;
       return pvec_last_op_stats(x.witness.get(), &s);
     });
+
+  // ---- Section 9: output and restart. No file is written or read by these rows. ----
+  add("pvec_io_has_hdf5", "flag NULL", IA, [](Ctx&) { return pvec_io_has_hdf5(nullptr); });
+  struct Vtk {
+    const char* what;
+    const char* prefix;
+    int64_t step;
+    double time;
+    unsigned flags;
+  };
+  for (const Vtk b :
+       {Vtk{"prefix NULL", nullptr, 0, 0.0, 0}, Vtk{"prefix empty", "", 0, 0.0, 0},
+        Vtk{"step -1", "hardening_vtk", -1, 0.0, 0},
+        Vtk{"step INT64_MIN", "hardening_vtk", kMin, 0.0, 0},
+        Vtk{"time NaN", "hardening_vtk", 0, std::nan(""), 0},
+        Vtk{"time Inf", "hardening_vtk", 0, HUGE_VAL, 0},
+        Vtk{"flags 1<<9", "hardening_vtk", 0, 0.0, 1u << 9},
+        Vtk{"flags MAP_REMOVE_OUTSIDE", "hardening_vtk", 0, 0.0, PVEC_MAP_REMOVE_OUTSIDE}})
+    add("pvec_write_vtk", b.what, IA,
+        [b](Ctx& x) { return pvec_write_vtk(x.witness.get(), b.prefix, b.step, b.time, b.flags); });
+  static const char* keys2[] = {"k", "k"};
+  static const char* null_key[] = {nullptr};
+  static const double nums[] = {1, 2};
+  struct Ckpt {
+    const char* what;
+    const char* path;
+    double time;
+    int n;
+    const char* const* keys;
+    const double* numbers;
+    unsigned flags;
+  };
+  for (const Ckpt b : {Ckpt{"path NULL", nullptr, 0.0, 0, nullptr, nullptr, 0},
+                       Ckpt{"path empty", "", 0.0, 0, nullptr, nullptr, 0},
+                       Ckpt{"time NaN", "hardening.h5", std::nan(""), 0, nullptr, nullptr, 0},
+                       Ckpt{"n_attrs -1", "hardening.h5", 0.0, -1, nullptr, nullptr, 0},
+                       Ckpt{"n_attrs INT_MIN", "hardening.h5", 0.0, std::numeric_limits<int>::min(),
+                            nullptr, nullptr, 0},
+                       Ckpt{"keys NULL, n_attrs 1", "hardening.h5", 0.0, 1, nullptr, nums, 0},
+                       Ckpt{"key NULL", "hardening.h5", 0.0, 1, null_key, nums, 0},
+                       Ckpt{"repeated key", "hardening.h5", 0.0, 2, keys2, nums, 0},
+                       Ckpt{"numbers NULL for a number", "hardening.h5", 0.0, 1, keys2, nullptr, 0},
+                       Ckpt{"flags 1<<4", "hardening.h5", 0.0, 0, nullptr, nullptr, 1u << 4}})
+    add("pvec_checkpoint_write", b.what, IA, [b](Ctx& x) {
+      return pvec_checkpoint_write(x.witness.get(), b.path, 0, b.time, b.n, b.keys, nullptr,
+                                   b.numbers, b.flags);
+    });
+  add("pvec_checkpoint_describe", "path NULL", IA,
+      [](Ctx&) { return pvec_checkpoint_describe(nullptr, nullptr, nullptr, nullptr, nullptr); });
+  add("pvec_checkpoint_describe", "path empty", IA,
+      [](Ctx&) { return pvec_checkpoint_describe("", nullptr, nullptr, nullptr, nullptr); });
+  for (size_t sz : {size_t{0}, size_t{PVEC_VECTOR_DESC_SIZE_V1} - 1})
+    add("pvec_checkpoint_describe", "desc struct_size " + std::to_string(sz), IA, [sz](Ctx&) {
+      pvec_vector_desc d = PVEC_VECTOR_DESC_INIT;
+      d.struct_size = sz;
+      return pvec_checkpoint_describe("hardening_no_such.h5", &d, nullptr, nullptr, nullptr);
+    });
+  {
+    int hdf5 = 0;
+    pvec_io_has_hdf5(&hdf5);
+    add("pvec_checkpoint_describe", "no such file", hdf5 ? PVEC_ERROR_IO : PVEC_ERROR_NOT_SUPPORTED,
+        [](Ctx&) {
+          pvec_schema_t s = nullptr;
+          return pvec_checkpoint_describe("hardening_no_such.h5", nullptr, &s, nullptr, nullptr);
+        });
+  }
+  add("pvec_restart", "path NULL", IA, [](Ctx& x) {
+    const pvec_vector_desc d = capi::make_desc(4);
+    pvec_vector_t out = nullptr;
+    return pvec_restart(nullptr, &d, x.schema, 0, &out);
+  });
+  add("pvec_restart", "desc NULL", IA, [](Ctx& x) {
+    pvec_vector_t out = nullptr;
+    return pvec_restart("hardening_no_such.h5", nullptr, x.schema, 0, &out);
+  });
+  add("pvec_restart", "desc struct_size 0", IA, [](Ctx& x) {
+    pvec_vector_desc d = capi::make_desc(4);
+    d.struct_size = 0;
+    pvec_vector_t out = nullptr;
+    return pvec_restart("hardening_no_such.h5", &d, x.schema, 0, &out);
+  });
+  add("pvec_restart", "out NULL", IA, [](Ctx& x) {
+    const pvec_vector_desc d = capi::make_desc(4);
+    return pvec_restart("hardening_no_such.h5", &d, x.schema, 0, nullptr);
+  });
+  add("pvec_restart", "flags 1", IA, [](Ctx& x) {
+    const pvec_vector_desc d = capi::make_desc(4);
+    pvec_vector_t out = nullptr;
+    return pvec_restart("hardening_no_such.h5", &d, x.schema, 1, &out);
+  });
   return rows;
 }
 

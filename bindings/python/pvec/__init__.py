@@ -21,6 +21,7 @@ from .capi import (MAX_DIM, MAX_NAME, MAX_RANK, POS, Backend, Boundary, DType, E
 from ._runtime import (MemoryStats, cuda_device_count, dtype_name, dtype_size, finalize, init,
                        initialized, memory_stats, numpy_dtype, status_string, to_dtype,
                        version, version_number)
+from ._io import checkpoint, checkpoint_info, has_hdf5, restart
 from ._schema import PropertyInfo, Schema
 from ._vector import Layout, OpStats, Vector
 from ._views import PropertyView
@@ -34,4 +35,5 @@ __all__ = [
     "Schema", "StaleViewError", "Status", "Transport", "Vector", "capi", "cuda_device_count",
     "dtype_name", "dtype_size", "finalize", "init", "initialized", "memory_stats",
     "numpy_dtype", "status_string", "to_dtype", "version", "version_number",
+    "checkpoint", "checkpoint_info", "has_hdf5", "restart",
 ]

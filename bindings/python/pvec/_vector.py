@@ -1,11 +1,12 @@
 """Vector: a distributed particle vector (pvec_vector_t) with Pythonic accessors."""
 
 import ctypes
+import os
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import _cuda, _runtime
+from . import _cuda, _runtime, capi
 from .capi import (POS, Backend, Boundary, DType, Error, Flags, HostMemory, OutOfRangeError,
                    Placement, PropertyKeyError, ReduceOp, Status, Transport, api_class, call,
                    error, last_error, lib, new_layout, vector_desc)
@@ -542,6 +543,22 @@ class Vector:
         return "<pvec.Vector dim=%d size=%d ghosts=%d capacity=%d backend=%s props=%s>" % (
             self.dim, self.size, self.ghost_size, self.capacity, self.backend,
             list(self.property_names))
+
+    # ---- output and restart (section 9 of pvec.h; docs/io.md) ----------------------------
+    def write_vtk(self, prefix, step=0, time=0.0, device=False, rank_array=False):
+        """Write this step for ParaView: <prefix>_<step>/<name>_<rank>.vtp per rank, the index
+        <prefix>_<step>.pvtp and the series <prefix>.pvd (which keeps its earlier entries).
+        device=True writes the device mirror (through a staging copy; the host mirror is not
+        touched); rank_array=True adds an Int32 point array "rank". Collective."""
+        flags = (int(Flags.ON_DEVICE) if device else 0) | \
+            (capi.VTK_RANK_ARRAY if rank_array else 0)
+        call("pvec_write_vtk", self._h(), os.fsencode(prefix), int(step), float(time), flags)
+
+    def checkpoint(self, path, step=0, time=0.0, metadata=None, device=False):
+        """Write an HDF5 checkpoint at path (see :func:`pvec.checkpoint`). Collective."""
+        from ._io import checkpoint
+
+        checkpoint(self, path, step=step, time=time, metadata=metadata, device=device)
 
 
 def _lookup(table, value, what):

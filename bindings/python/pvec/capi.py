@@ -36,6 +36,8 @@ POS = -1
 # PVEC_NO_PROPS, the C sentinel for an empty property list (its address value); the Python
 # API takes an empty list instead.
 NO_PROPS = -1
+# Flag of pvec_write_vtk (section 9): an Int32 point array "rank".
+VTK_RANK_ARRAY = 1 << 4
 # Sizes of the first and second layouts of pvec_op_stats (the smallest struct_size that
 # pvec_last_op_stats accepts; the size without transport).
 OP_STATS_SIZE_V1 = ctypes.sizeof(ctypes.c_size_t) + 2 * 8 + 4 * 8
@@ -59,6 +61,7 @@ class Status(enum.IntEnum):
     DTYPE_MISMATCH = 11
     NOT_SUPPORTED = 12
     INTERNAL = 13
+    IO = 14
 
 
 class DType(enum.IntEnum):
@@ -290,6 +293,17 @@ PROTOTYPES = {
     # 8. diagnostics
     "pvec_memory_stats_get": (_st, [ctypes.POINTER(MemoryStats)]),
     "pvec_last_op_stats": (_st, [_handle, ctypes.POINTER(OpStats)]),
+    # 9. output and restart
+    "pvec_io_has_hdf5": (_st, [_c_int_p]),
+    "pvec_write_vtk": (_st, [_handle, ctypes.c_char_p, ctypes.c_int64, ctypes.c_double,
+                             ctypes.c_uint]),
+    "pvec_checkpoint_write": (_st, [_handle, ctypes.c_char_p, ctypes.c_int64, ctypes.c_double,
+                                    ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                    ctypes.POINTER(ctypes.c_char_p), _c_dbl_p, ctypes.c_uint]),
+    "pvec_checkpoint_describe": (_st, [ctypes.c_char_p, ctypes.POINTER(VectorDesc), _handle_p,
+                                       _c_i64_p, _c_dbl_p]),
+    "pvec_restart": (_st, [ctypes.c_char_p, ctypes.POINTER(VectorDesc), _handle, ctypes.c_uint,
+                           _handle_p]),
 }
 
 

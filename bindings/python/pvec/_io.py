@@ -1,0 +1,99 @@
+"""Output and restart (section 9 of pvec.h; docs/io.md): HDF5 checkpoints that restart on any
+number of ranks. ParaView output is :meth:`pvec.Vector.write_vtk`."""
+
+import ctypes
+import os
+
+from . import _runtime
+from .capi import Error, Flags, Status, call, vector_desc
+
+__all__ = ["checkpoint", "checkpoint_info", "has_hdf5", "restart"]
+
+
+def has_hdf5():
+    """Whether this libpvec was built with parallel HDF5 (checkpoints available)."""
+    flag = ctypes.c_int(0)
+    call("pvec_io_has_hdf5", ctypes.byref(flag))
+    return bool(flag.value)
+
+
+def checkpoint(vec, path, step=0, time=0.0, metadata=None, device=False):
+    """Write vec as one HDF5 file at path (through path.tmp, renamed when complete) with an
+    XDMF sidecar. metadata: a dict of str -> str or number, stored as attributes of
+    /metadata (every rank passes the same). device=True writes the device mirror. Collective.
+    Raises pvec.Error (NOT_SUPPORTED without parallel HDF5, IO when a file cannot be written)."""
+    items = list((metadata or {}).items())
+    n = len(items)
+    keys = (ctypes.c_char_p * max(n, 1))()
+    strings = (ctypes.c_char_p * max(n, 1))()
+    numbers = (ctypes.c_double * max(n, 1))()
+    for k, (key, value) in enumerate(items):
+        if not isinstance(key, str):
+            raise Error(Status.INVALID_ARGUMENT, "metadata key %r is not a str" % (key,),
+                        "checkpoint")
+        keys[k] = key.encode("utf-8")
+        if isinstance(value, str):
+            strings[k] = value.encode("utf-8")
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            numbers[k] = float(value)
+        else:
+            raise Error(Status.INVALID_ARGUMENT,
+                        "metadata %r: value must be a str or a number, got %r" % (key, value),
+                        "checkpoint")
+    flags = int(Flags.ON_DEVICE) if device else 0
+    call("pvec_checkpoint_write", vec.handle, os.fsencode(path), int(step), float(time), n,
+         keys, strings, numbers, flags)
+
+
+def _describe(path):
+    _runtime.init()
+    desc = vector_desc()
+    schema = ctypes.c_void_p()
+    step = ctypes.c_int64()
+    time = ctypes.c_double()
+    call("pvec_checkpoint_describe", os.fsencode(path), ctypes.byref(desc), ctypes.byref(schema),
+         ctypes.byref(step), ctypes.byref(time))
+    return desc, schema, step.value, time.value
+
+
+def checkpoint_info(path):
+    """What a checkpoint holds, without creating a vector (local): a dict with step, time,
+    dim, pos_dtype, domain (lo, hi), periodic, ghost_width."""
+    desc, schema, step, time = _describe(path)
+    call("pvec_schema_destroy", schema)
+    dim = desc.dim
+    return {
+        "step": step,
+        "time": time,
+        "dim": dim,
+        "pos_dtype": _runtime.numpy_dtype(desc.pos_dtype),
+        "domain": (tuple(desc.domain_lo[:dim]), tuple(desc.domain_hi[:dim])),
+        "periodic": tuple(bool(b) for b in desc.boundary[:dim]),
+        "ghost_width": desc.ghost_width,
+    }
+
+
+def restart(path, backend="auto", pinned=True, comm=None, ghost=None):
+    """A new pvec.Vector from the checkpoint at path, on this run's ranks (any number): the
+    file's schema, dimension, domain and boundaries; ghost width the file's unless given;
+    particles distributed by map. Collective."""
+    from ._vector import _BACKENDS, Vector, _comm_handle, _lookup
+    from .capi import HostMemory
+
+    desc, schema, _, _ = _describe(path)
+    try:
+        if ghost is not None:
+            desc.ghost_width = float(ghost)
+        desc.backend = int(_lookup(_BACKENDS, backend, "backend"))
+        desc.host_memory = int(HostMemory.PINNED if pinned else HostMemory.PAGEABLE)
+        if comm is not None:
+            desc.has_comm = 1
+            desc.comm_f = _comm_handle(comm)
+        handle = ctypes.c_void_p()
+        call("pvec_restart", os.fsencode(path), ctypes.byref(desc), schema, 0,
+             ctypes.byref(handle))
+    finally:
+        call("pvec_schema_destroy", schema)
+    vec = Vector.__new__(Vector)
+    vec._handle = handle.value
+    return vec

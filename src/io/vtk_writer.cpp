@@ -1,0 +1,307 @@
+#include "io/vtk_writer.hpp"
+
+#include "common/error.hpp"
+#include "io/staging.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace pvec::impl::io {
+
+namespace {
+
+bool little_endian() {
+  const uint16_t one = 1;
+  unsigned char b;
+  std::memcpy(&b, &one, 1);
+  return b == 1;
+}
+
+const char* byte_order() { return little_endian() ? "LittleEndian" : "BigEndian"; }
+
+std::string xml_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) switch (c) {
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&apos;";
+        break;
+      default:
+        o += c;
+    }
+  return o;
+}
+
+std::string xml_unescape(const std::string& s) {
+  std::string o;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '&') {
+      o += s[i];
+      continue;
+    }
+    static const char* names[] = {"&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+    static const char chars[] = {'&', '<', '>', '"', '\''};
+    bool done = false;
+    for (int k = 0; k < 5 && !done; ++k)
+      if (s.compare(i, std::strlen(names[k]), names[k]) == 0) {
+        o += chars[k];
+        i += std::strlen(names[k]) - 1;
+        done = true;
+      }
+    if (!done) o += s[i];
+  }
+  return o;
+}
+
+std::string step_name(const std::string& base, int64_t step) {
+  std::ostringstream os;
+  os << base << '_' << std::setw(6) << std::setfill('0') << step;
+  return os.str();
+}
+
+std::string rank_name(int rank) {
+  std::ostringstream os;
+  os << std::setw(4) << std::setfill('0') << rank;
+  return os.str();
+}
+
+// "dir/run" -> ("dir/", "run")
+void split_path(const std::string& p, std::string& dir, std::string& base) {
+  const size_t slash = p.find_last_of('/');
+  if (slash == std::string::npos) {
+    dir.clear();
+    base = p;
+  } else {
+    dir = p.substr(0, slash + 1);
+    base = p.substr(slash + 1);
+  }
+}
+
+// One point array of a piece: its header line and its bytes.
+struct Array {
+  std::string name;
+  const char* type;
+  int64_t ncomp;
+  std::vector<unsigned char> bytes;
+};
+
+std::string array_tag(const Array& a, uint64_t offset) {
+  std::ostringstream os;
+  os << "<DataArray type=\"" << a.type << "\" Name=\"" << xml_escape(a.name)
+     << "\" NumberOfComponents=\"" << a.ncomp << "\" format=\"appended\" offset=\"" << offset
+     << "\"/>";
+  return os.str();
+}
+
+void write_piece(const std::string& path, int64_t n, const std::vector<Array>& point_data,
+                 const Array& points) {
+  // Vertex cells: connectivity 0..n-1, offsets 1..n (VTK XML 1.0 convention).
+  Array conn{"connectivity", "Int64", 1, {}}, offs{"offsets", "Int64", 1, {}};
+  conn.bytes.resize(static_cast<size_t>(n) * 8);
+  offs.bytes.resize(static_cast<size_t>(n) * 8);
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t c = i, o = i + 1;
+    std::memcpy(&conn.bytes[i * 8], &c, 8);
+    std::memcpy(&offs.bytes[i * 8], &o, 8);
+  }
+  std::vector<const Array*> order;
+  for (const Array& a : point_data) order.push_back(&a);
+  order.push_back(&points);
+  order.push_back(&conn);
+  order.push_back(&offs);
+  std::vector<uint64_t> offsets;
+  uint64_t at = 0;
+  for (const Array* a : order) {
+    offsets.push_back(at);
+    at += 8 + a->bytes.size();
+  }
+  std::ostringstream h;
+  h << "<?xml version=\"1.0\"?>\n"
+    << "<VTKFile type=\"PolyData\" version=\"1.0\" byte_order=\"" << byte_order()
+    << "\" header_type=\"UInt64\">\n"
+    << "  <PolyData>\n"
+    << "    <Piece NumberOfPoints=\"" << n << "\" NumberOfVerts=\"" << n
+    << "\" NumberOfLines=\"0\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
+    << "      <PointData>\n";
+  size_t k = 0;
+  for (; k < point_data.size(); ++k) h << "        " << array_tag(*order[k], offsets[k]) << "\n";
+  h << "      </PointData>\n      <Points>\n        " << array_tag(points, offsets[k]) << "\n"
+    << "      </Points>\n      <Verts>\n"
+    << "        " << array_tag(conn, offsets[k + 1]) << "\n"
+    << "        " << array_tag(offs, offsets[k + 2]) << "\n"
+    << "      </Verts>\n    </Piece>\n  </PolyData>\n"
+    << "  <AppendedData encoding=\"raw\">\n   _";
+  const std::string tmp = path + ".tmp";
+  errno = 0;
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) fail_io("cannot create", tmp);
+  const std::string head = h.str();
+  bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size();
+  for (const Array* a : order) {
+    const uint64_t bytes = a->bytes.size();
+    ok = ok && std::fwrite(&bytes, 8, 1, f) == 1;
+    if (bytes) ok = ok && std::fwrite(a->bytes.data(), 1, bytes, f) == bytes;
+  }
+  const char tail[] = "\n  </AppendedData>\n</VTKFile>\n";
+  ok = ok && std::fwrite(tail, 1, sizeof tail - 1, f) == sizeof tail - 1;
+  const bool closed = std::fclose(f) == 0;
+  if (!ok || !closed) {
+    std::remove(tmp.c_str());
+    fail_io("cannot write", tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    fail_io("cannot rename to", path);
+  }
+}
+
+// Entries (file -> timestep text) of an existing .pvd written by pvec; none when absent.
+std::map<std::string, std::string> read_pvd(const std::string& path) {
+  std::map<std::string, std::string> entries;
+  std::ifstream in(path);
+  if (!in) return entries;
+  std::string line;
+  auto attr = [](const std::string& l, const char* name, std::string& v) {
+    const std::string key = std::string(" ") + name + "=\"";
+    const size_t a = l.find(key);
+    if (a == std::string::npos) return false;
+    const size_t b = l.find('"', a + key.size());
+    if (b == std::string::npos) return false;
+    v = l.substr(a + key.size(), b - a - key.size());
+    return true;
+  };
+  while (std::getline(in, line)) {
+    if (line.find("<DataSet") == std::string::npos) continue;
+    std::string t, file;
+    if (attr(line, "timestep", t) && attr(line, "file", file)) entries[xml_unescape(file)] = t;
+  }
+  return entries;
+}
+
+std::string number_text(double x) {
+  std::ostringstream os;
+  os << std::setprecision(17) << x;
+  return os.str();
+}
+
+}  // namespace
+
+const char* vtk_type(pvec_dtype d) {
+  switch (d) {
+    case PVEC_FLOAT32:
+      return "Float32";
+    case PVEC_FLOAT64:
+      return "Float64";
+    case PVEC_INT32:
+      return "Int32";
+    case PVEC_INT64:
+      return "Int64";
+    case PVEC_UINT32:
+      return "UInt32";
+    case PVEC_UINT64:
+      return "UInt64";
+  }
+  return "Float64";
+}
+
+void write_vtk(DistVector& v, const std::string& prefix, int64_t step, double time,
+               unsigned flags) {
+  const bool device = (flags & PVEC_ON_DEVICE) != 0;
+  const bool rank_array = (flags & PVEC_VTK_RANK_ARRAY) != 0;
+  const Communicator& comm = v.comm();
+  std::string dir, base;
+  split_path(prefix, dir, base);
+  const std::string stem = step_name(base, step);  // run_000042
+  const std::string piece_rel = stem + "/" + base + "_" + rank_name(comm.rank()) + ".vtp";
+
+  // Every property's VTK type and component count, in declaration order (for the .pvtp).
+  const ParticleSet& ps = v.particles();
+  std::vector<Array> headers;
+  for (int c = 1; c < ps.column_count(); ++c) {
+    const PropertySpec& s = ps.column(c).spec;
+    headers.push_back(Array{s.name, vtk_type(s.dtype), s.ncomp, {}});
+  }
+  if (rank_array) headers.push_back(Array{"rank", "Int32", 1, {}});
+  const char* points_type = vtk_type(v.pos_dtype());
+
+  comm.agree("pvec_write_vtk: writing a piece", [&] {
+    if (::mkdir((dir + stem).c_str(), 0777) != 0 && errno != EEXIST)
+      fail_io("cannot create folder", dir + stem);
+    prepare_read(v, device);
+    std::vector<Array> point_data;
+    std::vector<unsigned char> scratch;
+    for (int c = 1; c < ps.column_count(); ++c) {
+      Array a = headers[c - 1];
+      read_rows(ps, c, device, 0, a.bytes, scratch);
+      point_data.push_back(std::move(a));
+    }
+    const int64_t n = ps.n_local();
+    if (rank_array) {
+      Array a = headers.back();
+      a.bytes.resize(static_cast<size_t>(n) * 4);
+      const int32_t r = comm.rank();
+      for (int64_t i = 0; i < n; ++i) std::memcpy(&a.bytes[i * 4], &r, 4);
+      point_data.push_back(std::move(a));
+    }
+    Array points{"Points", points_type, 3, {}};
+    read_rows(ps, 0, device, 3, points.bytes, scratch);
+    write_piece(dir + piece_rel, n, point_data, points);
+  });
+
+  comm.agree("pvec_write_vtk: writing the .pvtp and .pvd", [&] {
+    if (comm.rank() != 0) return;
+    std::ostringstream p;
+    p << "<?xml version=\"1.0\"?>\n"
+      << "<VTKFile type=\"PPolyData\" version=\"1.0\" byte_order=\"" << byte_order()
+      << "\" header_type=\"UInt64\">\n  <PPolyData GhostLevel=\"0\">\n    <PPointData>\n";
+    for (const Array& a : headers)
+      p << "      <PDataArray type=\"" << a.type << "\" Name=\"" << xml_escape(a.name)
+        << "\" NumberOfComponents=\"" << a.ncomp << "\"/>\n";
+    p << "    </PPointData>\n    <PPoints>\n      <PDataArray type=\"" << points_type
+      << "\" Name=\"Points\" NumberOfComponents=\"3\"/>\n    </PPoints>\n";
+    for (int r = 0; r < comm.size(); ++r)
+      p << "    <Piece Source=\"" << xml_escape(stem + "/" + base + "_" + rank_name(r) + ".vtp")
+        << "\"/>\n";
+    p << "  </PPolyData>\n</VTKFile>\n";
+    write_file_atomic(dir + stem + ".pvtp", p.str());
+
+    const std::string pvd = dir + base + ".pvd";
+    std::map<std::string, std::string> entries = read_pvd(pvd);
+    entries[stem + ".pvtp"] = number_text(time);
+    // Sorted by time, then by file name (the step), as ParaView lists them.
+    std::vector<std::pair<double, std::string>> sorted;
+    for (const auto& e : entries)
+      sorted.emplace_back(std::strtod(e.second.c_str(), nullptr), e.first);
+    std::sort(sorted.begin(), sorted.end());
+    std::ostringstream d;
+    d << "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"1.0\" byte_order=\""
+      << byte_order() << "\">\n  <Collection>\n";
+    for (const auto& e : sorted)
+      d << "    <DataSet timestep=\"" << entries[e.second] << "\" group=\"\" part=\"0\" file=\""
+        << xml_escape(e.second) << "\"/>\n";
+    d << "  </Collection>\n</VTKFile>\n";
+    write_file_atomic(pvd, d.str());
+  });
+}
+
+}  // namespace pvec::impl::io

@@ -1,0 +1,121 @@
+// The VTK writer (issue 20): one .vtp per rank, a .pvtp written by rank 0 and a .pvd series
+// that grows step by step and keeps its entries across a restart of the series; the pieces'
+// headers name every property with its VTK type and component count; ghosts are not written;
+// the device-mirror write leaves the host mirror untouched; bad input changes nothing.
+// (tests/io/test_io_vtk.py opens the files with VTK's own reader.)
+#include "dist_util.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace dist;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+int count_of(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("write_vtk: pieces, index and a growing time series", "[io][vtk]") {
+  int64_t pid = rank() == 0 ? static_cast<int64_t>(getpid()) : 0;
+  pid = sum(pid);
+  const std::string dir = "vtk_test_" + std::to_string(pid);
+  if (rank() == 0) ::mkdir(dir.c_str(), 0777);
+  barrier();
+  const std::string prefix = dir + "/run";
+  Props p;
+  pvec_schema_t s = make_full_schema(&p);
+  pvec_vector_desc d = PVEC_VECTOR_DESC_INIT;
+  d.dim = 2;
+  d.pos_dtype = PVEC_FLOAT32;
+  d.ghost_width = 0.2;
+  d.boundary[0] = PVEC_PERIODIC;
+  d.n_particles = rank() == 1 ? 0 : 11 + rank();
+  d.placement = PVEC_PLACE_LOCAL;
+  d.backend = PVEC_BACKEND_HOST;
+  pvec_vector_t v = nullptr;
+  DIST_OK(pvec_vector_create(&d, s, &v));
+  pvec_schema_destroy(s);
+  const Column pos = column(v, PVEC_POS);
+  Rng rng(7 + rank());
+  for (int64_t i = 0; i < n_local(v); ++i)
+    for (int k = 0; k < 2; ++k) set_pos(pos, i, k, rng.uniform(0.0, 0.999));
+  fill_values(v, p, 0, n_local(v), 1);
+  DIST_OK(pvec_map(v, 0, nullptr));
+  DIST_OK(pvec_ghost_get(v, nullptr, 0, 0));
+  const int64_t n = n_local(v);
+  Failures f;
+
+  DIST_OK(pvec_write_vtk(v, prefix.c_str(), 0, 0.0, PVEC_VTK_RANK_ARRAY));
+  DIST_OK(pvec_host_to_device(v, nullptr, 0));
+  const pvec_test::Snapshot before = pvec_test::snapshot(v);
+  DIST_OK(pvec_write_vtk(v, prefix.c_str(), 10, 0.5, PVEC_ON_DEVICE));
+  if (!(pvec_test::snapshot(v) == before)) f.add("write_vtk changed the vector");
+
+  char piece[64];
+  std::snprintf(piece, sizeof piece, "/run_000010/run_%04d.vtp", rank());
+  const std::string vtp = slurp(dir + piece);
+  if (vtp.find("NumberOfPoints=\"" + std::to_string(n) + "\"") == std::string::npos)
+    f.addf("piece lacks NumberOfPoints=", n, " (ghosts must not be written)");
+  for (const char* tag :
+       {"header_type=\"UInt64\"", "encoding=\"raw\"", "Name=\"id\" NumberOfComponents=\"1\"",
+        "type=\"Int64\" Name=\"id\"", "type=\"Float32\" Name=\"f32\"",
+        "type=\"UInt32\" Name=\"u32\"", "type=\"UInt64\" Name=\"u64\"",
+        "type=\"Int32\" Name=\"i32\"", "type=\"Float64\" Name=\"f64\"",
+        "Name=\"v3\" NumberOfComponents=\"3\"", "Name=\"t23\" NumberOfComponents=\"6\"",
+        "Name=\"t57\" NumberOfComponents=\"35\"",
+        "type=\"Float32\" Name=\"Points\" NumberOfComponents=\"3\""})
+    if (vtp.find(tag) == std::string::npos) f.addf("piece lacks ", tag);
+  if (vtp.find("Name=\"rank\"") != std::string::npos) f.add("rank array without the flag");
+  char piece0[64];
+  std::snprintf(piece0, sizeof piece0, "/run_000000/run_%04d.vtp", rank());
+  if (slurp(dir + piece0).find("type=\"Int32\" Name=\"rank\"") == std::string::npos)
+    f.add("rank array missing with PVEC_VTK_RANK_ARRAY");
+  if (rank() == 0) {
+    const std::string pvtp = slurp(dir + "/run_000010.pvtp");
+    if (count_of(pvtp, "<Piece Source=") != size()) f.add("pvtp: wrong number of pieces");
+    const std::string pvd = slurp(prefix + ".pvd");
+    if (count_of(pvd, "<DataSet") != 2) f.addf("pvd has not 2 entries:\n", pvd);
+  }
+  f.require("first two steps");
+
+  // A restarted series: a new vector (as after pvec_restart) writes later steps, and an
+  // earlier step again; the entries already there stay, the repeated step is replaced.
+  DIST_OK(pvec_write_vtk(v, prefix.c_str(), 20, 1.0, 0));
+  DIST_OK(pvec_write_vtk(v, prefix.c_str(), 10, 0.5, 0));
+  if (rank() == 0) {
+    const std::string pvd = slurp(prefix + ".pvd");
+    if (count_of(pvd, "<DataSet") != 3) f.addf("pvd has not 3 entries:\n", pvd);
+    const size_t a = pvd.find("run_000000.pvtp"), b = pvd.find("run_000010.pvtp"),
+                 c = pvd.find("run_000020.pvtp");
+    if (!(a < b && b < c && c != std::string::npos)) f.addf("pvd not in time order:\n", pvd);
+    if (pvd.find("timestep=\"0.5\"") == std::string::npos) f.add("pvd lacks time 0.5");
+  }
+  f.require("series");
+
+  // Bad input: a status, no file, the vector unchanged.
+  const pvec_test::Snapshot snap = pvec_test::snapshot(v);
+  CHECK(pvec_write_vtk(v, nullptr, 0, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_write_vtk(v, "", 0, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_write_vtk(v, prefix.c_str(), -1, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_write_vtk(v, prefix.c_str(), 1, INFINITY, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_write_vtk(v, prefix.c_str(), 1, 0, 1u << 9) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_write_vtk(nullptr, prefix.c_str(), 1, 0, 0) == PVEC_ERROR_INVALID_HANDLE);
+  const pvec_status io = pvec_write_vtk(v, "no/such/folder/run", 1, 0, 0);
+  CHECK(io == PVEC_ERROR_IO);
+  CHECK(std::string(pvec_last_error()).find("no/such/folder") != std::string::npos);
+  CHECK(pvec_test::snapshot(v) == snap);
+  if (rank() == 0) CHECK(count_of(slurp(prefix + ".pvd"), "<DataSet") == 3);
+  pvec_vector_destroy(v);
+}

@@ -1,0 +1,17 @@
+# Output and restart (issue 20): HDF5 checkpoints and restart on any rank count (C++, 1-4
+# ranks; the N-to-M case needs 4), the VTK writer (C++ files and .pvd series; Python: a real
+# VTK reader and h5py, skipped with a message without them).
+set(_here ${CMAKE_CURRENT_LIST_DIR})
+pvec_add_test(io_checkpoint SOURCES ${_here}/test_io_checkpoint.cpp RANKS 1 2 3 4 LABELS io
+              LIBS ${_dist_libs})
+target_compile_definitions(io_checkpoint PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+if(PVEC_HAVE_HDF5)
+  # The damaged-file cases edit checkpoints with the HDF5 C library directly.
+  target_link_libraries(io_checkpoint PRIVATE pvec_hdf5)
+else()
+  # Without parallel HDF5 only the NOT_SUPPORTED case runs; the header is not needed.
+  target_compile_definitions(io_checkpoint PRIVATE PVEC_TEST_NO_HDF5=1)
+endif()
+pvec_add_test(io_vtk SOURCES ${_here}/test_io_vtk.cpp RANKS 1 2 3 LABELS io LIBS ${_dist_libs})
+target_compile_definitions(io_vtk PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+unset(_here)
