@@ -1,4 +1,5 @@
 !> pvec -- Fortran binding of the pvec C ABI (include/pvec.h).
+!> (Long because a Fortran module is one file: the whole binding, interfaces then wrappers.)
 !>
 !> Two layers, both public:
 !>

@@ -1,3 +1,5 @@
+// HDF5 checkpoint and restart (checkpoint.hpp). Long because writing, validating and reading
+// one file format belong together: the reader checks exactly what the writer wrote.
 #include "io/checkpoint.hpp"
 
 #include "common/dtype.hpp"

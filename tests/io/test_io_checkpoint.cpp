@@ -3,7 +3,8 @@
 // values bitwise equal after restart, checked as a multiset over ranks (every id once, every
 // byte a function of the id); N-to-M restarts through sub-communicators (3 -> 1, 2, 4 and
 // 4 -> 3, at 4 ranks); the device-mirror write leaves the host mirror untouched; and every
-// bad input and damaged file gives its documented status and changes nothing.
+// bad input and damaged file gives its documented status and changes nothing. Long because
+// it is the whole contract of one file format, case by case.
 #include "dist_util.hpp"
 
 #ifndef PVEC_TEST_NO_HDF5

@@ -1,4 +1,7 @@
-"""Vector: a distributed particle vector (pvec_vector_t) with Pythonic accessors."""
+"""Vector: a distributed particle vector (pvec_vector_t) with Pythonic accessors.
+
+Long because it is one type: every method of pvec_vector_t in one class.
+"""
 
 import ctypes
 import os

@@ -1,4 +1,4 @@
-"""ctypes declaration of the whole C ABI of include/pvec.h.
+"""ctypes declaration of the whole C ABI of include/pvec.h (long because it mirrors all of it).
 
 tests/test_abi.py checks every name, type, value and offset here against the ABI
 description abi/pvec_abi.json (see abi/README.md) and the C dumper generated from it.
