@@ -5,6 +5,7 @@
 #include "common/dtype.hpp"
 #include "common/error.hpp"
 #include "io/staging.hpp"
+#include "io/xml_escape.hpp"
 
 #include <hdf5.h>
 #include <mpi.h>
@@ -220,27 +221,6 @@ std::string sidecar_path(const std::string& path) {
 std::string base_name(const std::string& path) {
   const size_t slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      default:
-        o += c;
-    }
-  return o;
 }
 
 std::string xdmf_item(const PropertySpec& s, int64_t n, const std::string& file,

@@ -2,6 +2,7 @@
 
 #include "common/error.hpp"
 #include "io/staging.hpp"
+#include "io/xml_escape.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -27,30 +28,6 @@ bool little_endian() {
 }
 
 const char* byte_order() { return little_endian() ? "LittleEndian" : "BigEndian"; }
-
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) switch (c) {
-      case '&':
-        o += "&amp;";
-        break;
-      case '<':
-        o += "&lt;";
-        break;
-      case '>':
-        o += "&gt;";
-        break;
-      case '"':
-        o += "&quot;";
-        break;
-      case '\'':
-        o += "&apos;";
-        break;
-      default:
-        o += c;
-    }
-  return o;
-}
 
 std::string xml_unescape(const std::string& s) {
   std::string o;
