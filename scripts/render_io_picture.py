@@ -5,8 +5,8 @@ ParaView reads them (the .pvtp index of the pieces), colored by a property, with
         xvfb-run -a /usr/bin/python3 scripts/render_io_picture.py [--out FILE.png]
 
 Needs NumPy and python3-vtk9. Debian's VTK renders offscreen through an X server only, hence
-xvfb-run (apt-get install xvfb); a VTK built with EGL or OSMesa needs none. The particles: 20000 in the unit cube, in a shell around the centre plus a
-uniform haze, rho = distance from the centre; written as step 0 into a temporary folder.
+xvfb-run (apt-get install xvfb); a VTK built with EGL or OSMesa needs none.
+The particles: 20000 in the unit cube, in a shell around the centre plus a uniform haze, rho = distance from the centre; written as step 0 into a temporary folder.
 """
 
 import argparse
