@@ -781,8 +781,7 @@ PVEC_API pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path, 
  *  Errors: INVALID_ARGUMENT (path NULL, desc->struct_size too small), IO (no such file, not
  *  a complete pvec checkpoint), OUT_OF_MEMORY, NOT_SUPPORTED. Since 0.1. */
 PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc* desc,
-                                              pvec_schema_t* schema, int64_t* step,
-                                              double* time);
+                                              pvec_schema_t* schema, int64_t* step, double* time);
 
 /** Create a vector from a checkpoint, on any number of ranks (not necessarily the number
  *  that wrote it): desc and schema are what pvec_vector_create takes (n_particles and
