@@ -92,6 +92,10 @@ void Communicator::allgather_bytes(const void* mine, size_t bytes, void* all) co
             "MPI_Allgather");
 }
 
+int64_t Communicator::fortran_handle() const {
+  return static_cast<int64_t>(MPI_Comm_c2f(impl_->comm));
+}
+
 Communicator::~Communicator() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -161,6 +165,7 @@ Communicator::Communicator(bool has_comm, int64_t) : impl_(new Impl) {
     fail(PVEC_ERROR_NOT_SUPPORTED, "a communicator was given but pvec was built without MPI");
 }
 Communicator::~Communicator() = default;
+int64_t Communicator::fortran_handle() const { return -1; }
 int64_t Communicator::allreduce_sum(int64_t v) const { return v; }
 int64_t Communicator::allreduce_max(int64_t v) const { return v; }
 int64_t Communicator::exclusive_scan_sum(int64_t) const { return 0; }

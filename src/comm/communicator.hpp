@@ -46,6 +46,9 @@ class Communicator {
   }
   // Every rank's `bytes` bytes at mine, in rank order, into all (size() * bytes).
   void allgather_bytes(const void* mine, size_t bytes, void* all) const;
+  // Fortran handle (MPI_Comm_c2f) of pvec's private communicator, for libraries that take an
+  // MPI_Comm and duplicate it themselves (parallel HDF5, MPI-IO); -1 without MPI.
+  int64_t fortran_handle() const;
   // Whether every rank runs on this rank's node (shared memory; true without MPI).
   bool single_node() const { return single_node_; }
 

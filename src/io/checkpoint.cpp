@@ -265,8 +265,7 @@ std::string xdmf_text(const DistVector& v, int64_t n, double time, const std::st
 }
 
 MPI_Comm io_comm(const DistVector& v) {
-  if (v.io_comm_f() == -1)
-    fail(PVEC_ERROR_MPI, "the vector has no communicator for file I/O (MPI_Comm_dup failed)");
+  if (v.io_comm_f() == -1) fail(PVEC_ERROR_MPI, "the vector has no MPI communicator for file I/O");
   return MPI_Comm_f2c(static_cast<MPI_Fint>(v.io_comm_f()));
 }
 

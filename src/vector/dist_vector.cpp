@@ -12,10 +12,6 @@
 #include <cstring>
 #include <set>
 
-#ifdef PVEC_HAVE_MPI
-#include <mpi.h>
-#endif
-
 namespace pvec::impl {
 
 namespace {
@@ -106,24 +102,10 @@ DistVector::DistVector(const pvec_vector_desc& d, const Schema& schema) : schema
   }
   // Device messages through CUDA IPC where every rank can take part (decided together).
   transport_ = std::make_unique<Transport>(*comm_, cuda);
-#ifdef PVEC_HAVE_MPI
-  MPI_Comm io = MPI_COMM_NULL;
-  MPI_Comm base = d.has_comm ? MPI_Comm_f2c(static_cast<MPI_Fint>(d.comm_f)) : MPI_COMM_WORLD;
-  if (MPI_Comm_dup(base, &io) == MPI_SUCCESS && io != MPI_COMM_NULL)
-    io_comm_f_ = static_cast<int64_t>(MPI_Comm_c2f(io));
-#endif
 }
 
 DistVector::~DistVector() {
   if (transport_) transport_->release();  // collective, like the destruction itself
-#ifdef PVEC_HAVE_MPI
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (io_comm_f_ != -1 && !finalized) {
-    MPI_Comm io = MPI_Comm_f2c(static_cast<MPI_Fint>(io_comm_f_));
-    MPI_Comm_free(&io);
-  }
-#endif
 }
 
 int DistVector::column_of(int prop) const {

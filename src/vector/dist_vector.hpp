@@ -50,10 +50,9 @@ class DistVector {
   void remove(const int64_t* indices, int64_t count);
   void shrink_to_fit();
   const Communicator& comm() const { return *comm_; }
-  // Fortran handle (MPI_Comm_c2f) of a second duplicate of the vector's communicator, for
-  // collective file I/O through libraries that take an MPI_Comm (io/, parallel HDF5); -1
-  // without MPI or when it could not be made. Made at creation, freed at destruction.
-  int64_t io_comm_f() const { return io_comm_f_; }
+  // Fortran handle (MPI_Comm_c2f) of pvec's private communicator, for collective file I/O
+  // through libraries that duplicate it themselves (io/, parallel HDF5); -1 without MPI.
+  int64_t io_comm_f() const { return comm_->fortran_handle(); }
 
   // Column of property prop (PVEC_POS for positions); throws OUT_OF_RANGE.
   int column_of(int prop) const;
@@ -96,7 +95,6 @@ class DistVector {
   GhostState halo_;
   Workspace ws_;
   OpStats stats_;
-  int64_t io_comm_f_ = -1;
 };
 
 }  // namespace pvec::impl
