@@ -2,6 +2,8 @@
 // reference of map, ghost_get and ghost_put in one place, so that the tests share one truth.
 #include "dist_util.hpp"
 
+#include "test_support.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -12,25 +14,9 @@ namespace dist {
 
 // ---- MPI ---------------------------------------------------------------------------------
 
-int rank() {
-#ifdef PVEC_TEST_HAVE_MPI
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-#else
-  return 0;
-#endif
-}
+int rank() { return pvec_test::world_rank(); }
 
-int size() {
-#ifdef PVEC_TEST_HAVE_MPI
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-#else
-  return 1;
-#endif
-}
+int size() { return pvec_test::world_size(); }
 
 bool all_true(bool v) {
 #ifdef PVEC_TEST_HAVE_MPI
