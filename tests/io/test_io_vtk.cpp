@@ -5,6 +5,7 @@
 // (tests/io/test_io_vtk.py opens the files with VTK's own reader.)
 #include "dist_util.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sys/stat.h>
