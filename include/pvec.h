@@ -13,6 +13,7 @@
  *   7. Distribution over MPI: decomposition, map, ghost_get, ghost_put
  *   8. Diagnostics
  *   9. Output and restart: ParaView files (VTK XML) and HDF5 checkpoints
+ *  10. Neighbour search: cell lists, locality sort, Verlet lists
  *
  * ---------------------------------------------------------------------------------------
  * The layout contract (the product; see docs/layout.md for the long version)
@@ -800,6 +801,187 @@ PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc
  *  Since 0.1. */
 PVEC_API pvec_status pvec_restart(const char* path, const pvec_vector_desc* desc,
                                   pvec_schema_t schema, unsigned flags, pvec_vector_t* out);
+
+/* ======================================================================================= */
+/* 10. Neighbour search: cell lists, locality sort, Verlet lists                           */
+/* ======================================================================================= */
+/*
+ * The particles near each particle, as plain arrays a kernel reads directly (docs/neighbors.md
+ * draws them). All indices are rows of the vector: local particles [0, n_local), ghosts after
+ * them. 1, 2 and 3 dimensions (4: NOT_SUPPORTED). Built on the host mirror, or on the device
+ * mirror with PVEC_ON_DEVICE (the arrays are then device memory, for CUDA kernels; with the
+ * host backend they are host memory). A cutoff above the vector's ghost width is refused
+ * (INVALID_ARGUMENT): neighbours across a subdomain boundary would be missed.
+ *
+ * What invalidates a list: a list describes the rows of the vector when it was built. Every
+ * change of which particle is in which row makes it stale: pvec_map, pvec_sort, pvec_ghost_get
+ * with a new plan (without PVEC_GHOST_REUSE_PLAN), append, remove, resize, reserve,
+ * shrink_to_fit, pvec_restart (a new vector). A ghost_get that replays its plan keeps the rows
+ * (only their values change), so a list stays usable between rebuilds: the Verlet-skin
+ * pattern of molecular dynamics. A stale list is refused by pvec_cell_list_get and
+ * pvec_verlet_get (PVEC_ERROR_STATE, saying why) until it is rebuilt; the arrays of a list stay
+ * allocated (and their pointers valid) until the list is rebuilt or destroyed. A list whose
+ * vector was destroyed returns INVALID_HANDLE. Lists are handles of their own; they are not
+ * collective (pvec_verlet_check excepted) and are destroyed by pvec_finalize. One list must
+ * not be used by two threads at once; lists of one vector follow the vector's rule (one
+ * thread at a time per vector).
+ */
+
+/** Flags of section 10 (or-ed with PVEC_ON_DEVICE). */
+enum {
+  /** pvec_cell_list_create: include the ghost rows (else the local rows only). */
+  PVEC_CELLS_GHOSTS = 1u << 5,
+  /** pvec_sort: order the cells along a Morton (Z-order) curve, so that nearby cells are
+   *  near in memory in every direction (else row-major, the last dimension fastest). */
+  PVEC_SORT_MORTON = 1u << 6,
+  /** pvec_sort: apply the same permutation to the other mirror too (else it keeps the old
+   *  order, as after pvec_map). */
+  PVEC_SORT_BOTH_MIRRORS = 1u << 7,
+  /** pvec_verlet_create: a half list (each pair once) instead of a full one. */
+  PVEC_VERLET_HALF = 1u << 8
+};
+
+typedef struct pvec_cell_list_s* pvec_cell_list_t;
+typedef struct pvec_verlet_s* pvec_verlet_t;
+
+/** A cell list's arrays and geometry (pvec_cell_list_get). Cells form a grid over the rank's
+ *  subdomain widened by the ghost width, at least cutoff / cells_per_cutoff wide; cell
+ *  (c0, c1, c2) is c = (c0*dims[1] + c1)*dims[2] + c2 (row-major, last dimension fastest;
+ *  unused dimensions have dims 1). A position x is in cell coordinate
+ *  floor((x[d] - origin[d]) * inv_width[d]) clamped to [0, dims[d]) (a ghost a few ulp
+ *  outside the band is in the edge cell). The rows of cell c are
+ *  cell_particles[cell_offsets[c] .. cell_offsets[c+1]), locals first, each part ascending;
+ *  the first local_offsets[c+1] - local_offsets[c] of them are local. When sorted != 0 the
+ *  local rows are in cell order: the locals of cell c are exactly rows
+ *  local_offsets[c] .. local_offsets[c+1]-1, so a kernel over a sorted vector needs no
+ *  indirection for them (after pvec_sort, until the rows change). All particles within the
+ *  cutoff of a particle in cell c are in the cells within +-span of c in every dimension. */
+typedef struct pvec_cell_list_info {
+  size_t struct_size;   /**< set by the caller: sizeof(pvec_cell_list_info) */
+  int dim;              /**< 1, 2 or 3 */
+  int span;             /**< cells per cutoff: neighbours lie within +-span cells */
+  int on_device;        /**< the arrays are device memory */
+  int sorted;           /**< local rows are in cell order (see above) */
+  double cutoff;        /**< the cutoff the list was built for */
+  double origin[3];     /**< lower corner of cell (0,0,0) */
+  double width[3];      /**< cell widths */
+  double inv_width[3];  /**< 1 / width */
+  int64_t dims[3];      /**< cells per dimension */
+  int64_t ncells;       /**< dims[0]*dims[1]*dims[2] */
+  int64_t n_local;      /**< local rows when built */
+  int64_t n_entries;    /**< rows in the list: n_local, or n_local + ghosts */
+  const int32_t* cell_offsets;   /**< ncells + 1 */
+  const int32_t* cell_particles; /**< n_entries */
+  const int32_t* local_offsets;  /**< ncells + 1: exclusive scan of each cell's local count */
+} pvec_cell_list_info;
+
+#define PVEC_CELL_LIST_INFO_INIT {sizeof(pvec_cell_list_info)}
+#define PVEC_CELL_LIST_INFO_SIZE_V1 (offsetof(pvec_cell_list_info, local_offsets) + sizeof(void*))
+
+/** Build a cell list of vec's rows for a cutoff (cells at least cutoff / cells_per_cutoff
+ *  wide; cells_per_cutoff in [1, 8], 1 the usual). flags: PVEC_ON_DEVICE, PVEC_CELLS_GHOSTS.
+ *  Local. Deterministic: the same rows give the same arrays. *out is written only on success.
+ *  Errors: INVALID_HANDLE (vec), INVALID_ARGUMENT (out NULL, unknown flags, cutoff not
+ *  positive and finite or above the ghost width, cells_per_cutoff out of range, a NaN or
+ *  infinite position), NOT_SUPPORTED (dimension 4; 2^31 rows or cells), OUT_OF_MEMORY, CUDA.
+ *  Since 0.1. */
+PVEC_API pvec_status pvec_cell_list_create(pvec_vector_t vec, double cutoff, int cells_per_cutoff,
+                                           unsigned flags, pvec_cell_list_t* out);
+
+/** Rebuild the list from the vector's rows as they are now (same cutoff and flags); the
+ *  arrays are reused when large enough. Local. On error the list is stale until a build
+ *  succeeds. Errors: INVALID_HANDLE (list, or its vector destroyed), and those of
+ *  pvec_cell_list_create. Since 0.1. */
+PVEC_API pvec_status pvec_cell_list_build(pvec_cell_list_t list);
+
+/** Fill *out (struct_size set by the caller). Local. The pointers are valid until the list
+ *  is rebuilt or destroyed. Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL or
+ *  struct_size below PVEC_CELL_LIST_INFO_SIZE_V1), STATE (stale: the rows changed since the
+ *  build; the message says to rebuild). Since 0.1. */
+PVEC_API pvec_status pvec_cell_list_get(pvec_cell_list_t list, pvec_cell_list_info* out);
+
+/** Free the list (NULL: INVALID_HANDLE). Local. Since 0.1. */
+PVEC_API pvec_status pvec_cell_list_destroy(pvec_cell_list_t list);
+
+/** Reorder the local particles of the host mirror (PVEC_ON_DEVICE: the device mirror) by
+ *  the cells of width cell_width (the cutoff, typically): all properties and the positions,
+ *  stably (particles of one cell keep their relative order). With PVEC_SORT_MORTON the cells
+ *  follow a Z-order curve; with PVEC_SORT_BOTH_MIRRORS the other mirror is permuted the same
+ *  way (else it keeps the old order, as after pvec_map). Ghost rows do not move; the next
+ *  ghost_get brings ghosts in the order of their owners' (sorted) rows. Local, not
+ *  collective. When the rows are in cell order already nothing moves and nothing is
+ *  invalidated; otherwise the generation changes (pointers are invalid: each column gets a
+ *  new buffer, the old one is kept as spare for the next sort and counted by
+ *  pvec_memory_stats), the ghost plan is forgotten (the next ghost_get builds one) and lists
+ *  are stale. *moved (may be NULL) tells which. Errors: INVALID_HANDLE, INVALID_ARGUMENT
+ *  (unknown flags, cell_width not positive and finite, a NaN or infinite local position),
+ *  NOT_SUPPORTED (dimension 4; 2^31 rows or cells; PVEC_SORT_MORTON beyond 2^10 cells per
+ *  dimension in 3D, 2^15 in 2D), OUT_OF_MEMORY; the vector is unchanged on error.
+ *  Since 0.1. */
+PVEC_API pvec_status pvec_sort(pvec_vector_t vec, double cell_width, unsigned flags, int* moved);
+
+/** A Verlet list's arrays (pvec_verlet_get): the neighbours of local particle i are the rows
+ *  neighbors[offsets[i] .. offsets[i+1]) (local or ghost), every row closer than
+ *  cutoff + skin to i when the list was built (distance computed in the position dtype,
+ *  strictly less). offsets has n + 1 entries (64-bit: pair counts may pass 2^31). A full list
+ *  holds both (i, j) and (j, i). A half list holds each pair once: two locals i < j in the
+ *  list of the one whose cell comes first in a half stencil (the same cell: in i's); a
+ *  local i and a ghost g in i's list when g's owner rank is above this rank, or, for this
+ *  rank's own periodic images, when the image's periodic shift is positive (its first nonzero
+ *  component). The rank that owns the other particle never lists the pair, so a kernel that
+ *  adds f to i and -f to g, followed by pvec_ghost_put(PVEC_REDUCE_ADD), counts every pair
+ *  exactly once in the whole run. Neighbours of one particle are in cell order,
+ *  deterministically. */
+typedef struct pvec_verlet_info {
+  size_t struct_size; /**< set by the caller: sizeof(pvec_verlet_info) */
+  int half;           /**< a half list */
+  int on_device;      /**< the arrays are device memory */
+  double cutoff;      /**< the interaction cutoff */
+  double skin;        /**< the list holds pairs closer than cutoff + skin */
+  int64_t n;          /**< local particles with a list (n_local when built) */
+  int64_t n_pairs;    /**< entries: offsets[n] */
+  const int64_t* offsets;   /**< n + 1 */
+  const int32_t* neighbors; /**< n_pairs */
+} pvec_verlet_info;
+
+#define PVEC_VERLET_INFO_INIT {sizeof(pvec_verlet_info)}
+#define PVEC_VERLET_INFO_SIZE_V1 (offsetof(pvec_verlet_info, neighbors) + sizeof(void*))
+
+/** Build a Verlet list of vec's local particles over its local and ghost rows, for pairs
+ *  closer than cutoff + skin (cutoff + skin at most the ghost width), from a cell list of
+ *  cells_per_cutoff cells per (cutoff + skin) (1 or 2 are the useful values). flags:
+ *  PVEC_ON_DEVICE, PVEC_VERLET_HALF. A half list over ghosts needs the ghosts of the last
+ *  ghost_get (with its plan still valid), so it can tell who owns each. The positions of the
+ *  local particles are kept as the reference of pvec_verlet_check. No maximum neighbour
+ *  count: the arrays grow to fit and are reused by later builds. Local. Deterministic.
+ *  *out is written only on success.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL, unknown flags, cutoff not positive,
+ *  skin negative, either not finite, cutoff + skin above the ghost width, cells_per_cutoff
+ *  out of [1, 8], a NaN or infinite position), STATE (a half list whose ghosts do not come
+ *  from the last valid ghost plan), NOT_SUPPORTED (dimension 4; 2^31 rows or cells),
+ *  OUT_OF_MEMORY, CUDA. Since 0.1. */
+PVEC_API pvec_status pvec_verlet_create(pvec_vector_t vec, double cutoff, double skin,
+                                        int cells_per_cutoff, unsigned flags, pvec_verlet_t* out);
+
+/** Rebuild the list from the rows as they are now (after map and a new ghost_get, typically).
+ *  Local. On error the list is stale until a build succeeds. Errors: as pvec_verlet_create,
+ *  and INVALID_HANDLE (list, or its vector destroyed). Since 0.1. */
+PVEC_API pvec_status pvec_verlet_build(pvec_verlet_t list);
+
+/** Fill *out. Local. Pointers valid until the list is rebuilt or destroyed.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL, struct_size too small), STATE (stale).
+ *  Since 0.1. */
+PVEC_API pvec_status pvec_verlet_get(pvec_verlet_t list, pvec_verlet_info* out);
+
+/** *rebuild = 1 when on any rank some local particle moved more than skin / 2 from where it
+ *  was at the build (on the mirror the list was built on: the GPU reads the positions and only
+ *  a flag comes back), or the list is stale; else 0. The same answer on every rank, so that
+ *  all ranks rebuild together (map, ghost_get, pvec_verlet_build). Collective.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (rebuild NULL), CUDA, MPI. Since 0.1. */
+PVEC_API pvec_status pvec_verlet_check(pvec_verlet_t list, int* rebuild);
+
+/** Free the list. Local. Since 0.1. */
+PVEC_API pvec_status pvec_verlet_destroy(pvec_verlet_t list);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@ import re
 import sys
 
 LAYERS = ["common", "backend", "memory", "primitives", "particles", "runtime", "decomp", "comm",
-          "exchange", "migrate", "halo", "vector", "io", "capi"]
+          "exchange", "migrate", "halo", "neighbors", "vector", "io", "capi"]
 
 def main():
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")

@@ -28,6 +28,16 @@ HandleTable<DistVector>& vectors() {
   return table;
 }
 
+HandleTable<CellListObject>& cell_lists() {
+  static HandleTable<CellListObject> table("cell list");
+  return table;
+}
+
+HandleTable<VerletObject>& verlet_lists() {
+  static HandleTable<VerletObject> table("Verlet list");
+  return table;
+}
+
 void require_init() {
   if (!environment_initialized())
     fail(PVEC_ERROR_STATE, "pvec is not initialised: call pvec_init first");

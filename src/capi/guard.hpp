@@ -7,6 +7,8 @@
 
 #include "capi/handle_table.hpp"
 #include "common/error.hpp"
+#include "neighbors/cell_list.hpp"
+#include "neighbors/verlet_list.hpp"
 #include "particles/schema.hpp"
 #include "vector/dist_vector.hpp"
 
@@ -20,6 +22,21 @@ std::string& last_error();
 
 HandleTable<Schema>& schemas();
 HandleTable<DistVector>& vectors();
+
+// A neighbour structure refers to its vector by handle, so that a destroyed vector is
+// reported (INVALID_HANDLE) instead of read.
+struct CellListObject {
+  pvec_vector_t vec;
+  CellListParams params;
+  CellList list;
+};
+struct VerletObject {
+  pvec_vector_t vec;
+  VerletParams params;
+  VerletList list;
+};
+HandleTable<CellListObject>& cell_lists();
+HandleTable<VerletObject>& verlet_lists();
 
 template <class F>
 pvec_status guard(const char* fn, F&& body) {

@@ -16,6 +16,8 @@ extern "C" pvec_status pvec_finalize(void) {
   return guard("pvec_finalize", [&] {
     require_init();
     // Vectors hold duplicated communicators: free them while MPI is alive.
+    cell_lists().take_all();
+    verlet_lists().take_all();
     vectors().take_all();
     schemas().take_all();
     environment_finalize();

@@ -165,6 +165,12 @@ bool release(void* p) noexcept {
   return true;
 }
 
+bool is_retained(void* p) noexcept {
+  if (p == nullptr || g_retained.load(std::memory_order_acquire) == 0) return false;
+  std::lock_guard<std::mutex> lock(g_retain_mutex);
+  return g_retains.count(p) != 0;
+}
+
 int64_t retained_blocks() noexcept { return g_retained.load(std::memory_order_acquire); }
 
 void* allocate(MemKind kind, size_t bytes) {

@@ -30,6 +30,8 @@ void deallocate(MemKind kind, void* p, size_t bytes) noexcept;
 // does nothing) for a block that is not retained.
 void retain(void* p);
 bool release(void* p) noexcept;
+// Whether p is retained now (a block that must not be reused for other data).
+bool is_retained(void* p) noexcept;
 // Number of blocks retained now (for tests).
 int64_t retained_blocks() noexcept;
 

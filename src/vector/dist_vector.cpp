@@ -184,7 +184,21 @@ int DistVector::owner_rank(const double* x) const {
   return grid_.owner(x);
 }
 
-void DistVector::forget_ghost_plan() { halo_.forget(); }
+void DistVector::forget_ghost_plan() {
+  halo_.forget();
+  ++rows_epoch_;
+}
+
+NeighborInput DistVector::neighbor_input() {
+  return NeighborInput{*ps_,       grid_, pos_dtype_, ghost_width_, *comm_, halo_.plan.get(),
+                       rows_epoch_};
+}
+
+bool DistVector::sort(const SortParams& p) {
+  const bool moved = locality_sort(neighbor_input(), p, sort_);
+  if (moved) forget_ghost_plan();
+  return moved;
+}
 
 void DistVector::transfer(bool to_device, const std::vector<int>& columns, void* stream,
                           bool wait) {
@@ -233,6 +247,8 @@ int64_t DistVector::map(unsigned flags) {
 void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   std::vector<int> cols = columns_of(props, nprops, false);
   DistContext ctx = context();
+  // A new plan may put other particles in the ghost rows (even when it fails half way).
+  if ((flags & PVEC_GHOST_REUSE_PLAN) == 0) ++rows_epoch_;
   impl::ghost_get(ctx, halo_, std::move(cols), flags);
 }
 

@@ -9,6 +9,8 @@
 #include "exchange/dist_context.hpp"
 #include "halo/ghost_plan.hpp"
 #include "memory/workspace.hpp"
+#include "neighbors/locality_sort.hpp"
+#include "neighbors/neighbor_input.hpp"
 #include "particles/particle_set.hpp"
 #include "particles/schema.hpp"
 
@@ -77,6 +79,15 @@ class DistVector {
   // Any change of local particles invalidates the ghost plan.
   void forget_ghost_plan();
 
+  // Neighbour search (neighbors/). The rows epoch counts the changes of which particle is in
+  // which row: every change of the local particles and every ghost_get that builds a new plan
+  // (a ghost_get that replays its plan keeps the rows). Lists remember the epoch they were
+  // built at and are stale once it moved on.
+  uint64_t rows_epoch() const { return rows_epoch_; }
+  NeighborInput neighbor_input();
+  // pvec_sort: reorders the local rows by cell; returns whether anything moved.
+  bool sort(const SortParams& p);
+
   // Figures of the last map / ghost_get / ghost_put, for benchmarks.
   const OpStats& last_stats() const { return stats_; }
 
@@ -93,6 +104,8 @@ class DistVector {
   // Declared after comm_, destroyed before.
   std::unique_ptr<Transport> transport_;
   GhostState halo_;
+  uint64_t rows_epoch_ = 0;
+  SortScratch sort_;
   Workspace ws_;
   OpStats stats_;
 };

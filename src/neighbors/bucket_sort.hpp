@@ -1,0 +1,35 @@
+// bucket_sort: the stable counting sort that cell lists and the locality sort are made of.
+// Items [0, n) with keys in [0, nb) go to buckets; within a bucket they stay in increasing
+// item order, so the result depends only on the keys (no atomic decides an order).
+#pragma once
+
+#include "backend/exec.hpp"
+#include "memory/scratch_buffer.hpp"
+
+#include <cstdint>
+
+namespace pvec::impl {
+
+// The work buffers of bucket_sort, kept by its caller so that steady state allocates nothing.
+struct BucketScratch {
+  ScratchBuffer slot, tmp, keys_alt, vals_in, flag;
+  void set_kind(MemKind k) {
+    slot.set_kind(k);
+    tmp.set_kind(k);
+    keys_alt.set_kind(k);
+    vals_in.set_kind(k);
+    flag.set_kind(k);
+  }
+};
+
+// offsets[nb + 1]: first position of each bucket in order (offsets[nb] == n); order[n]: the
+// items by bucket, ascending within one. With split_offsets (may be null): the exclusive scan
+// over buckets of the number of items below n_split in each (nb + 1 entries), i.e. the items
+// < n_split of bucket b are order[offsets[b] .. offsets[b] + split_offsets[b+1] -
+// split_offsets[b]). n and nb below 2^31. Runs on exec's side; all pointers on that side.
+// Queues the device work without waiting for it, except when a bucket holds more than 64
+// items (then a radix sort replaces the per-bucket sort, after one small copy to the host).
+void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int64_t n_split,
+                 int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s);
+
+}  // namespace pvec::impl

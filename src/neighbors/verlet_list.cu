@@ -1,0 +1,248 @@
+// VerletList (verlet_list.hpp): one thread (or loop iteration) per local particle walks the
+// cells within +-span of its own, once to count and once to fill, with the half-list rules
+// decided per row of cells so that the inner loop is a plain range of entries.
+#include "neighbors/verlet_list.hpp"
+
+#include "backend/device.hpp"
+#include "backend/for_each.cuh"
+#include "common/dispatch.hpp"
+#include "common/error.hpp"
+#include "neighbors/neighbor_dispatch.hpp"
+#include "primitives/primitives.hpp"
+
+#include <cmath>
+
+namespace pvec::impl {
+namespace {
+
+// Which ghosts a half list keeps (verlet_list.hpp): ghost rows come ordered by owner rank,
+// so those of lower ranks are the rows below this rank's own images, those of higher ranks
+// the rows above them.
+struct GhostRule {
+  int64_t self_begin;  // first row of this rank's own periodic images
+  int64_t self_end;
+  const int32_t* self_shift;  // packed shift of each (halo/ghost_plan.hpp, pack_shift)
+  PVEC_HD bool keep(int64_t j) const {
+    if (j < self_begin) return false;
+    if (j >= self_end) return true;
+    const uint32_t code = static_cast<uint32_t>(self_shift[j - self_begin]);
+    for (int d = 0; d < 4; ++d) {
+      const int8_t s = static_cast<int8_t>((code >> (8 * d)) & 0xffu);
+      if (s != 0) return s > 0;
+    }
+    return false;
+  }
+};
+
+template <class T, int DIM, bool HALF, bool FILL>
+struct VerletPass {
+  pvec::cell_list_view g;
+  const T* pos;
+  int64_t cap;
+  T cut2;
+  int64_t n_local;
+  GhostRule rule;
+  int64_t* offsets;  // count pass: the counts; fill pass: where each list starts
+  int32_t* nbr;
+
+  PVEC_HD void operator()(int64_t i) const {
+    T xi[DIM];
+    int64_t ci[DIM], lo[DIM], hi[DIM];
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      xi[d] = pos[d * cap + i];
+      ci[d] = g.coord(d, static_cast<double>(xi[d]));
+      lo[d] = ci[d] - g.span < 0 ? 0 : ci[d] - g.span;
+      hi[d] = ci[d] + g.span >= g.dims[d] ? g.dims[d] - 1 : ci[d] + g.span;
+    }
+    int64_t out = FILL ? offsets[i] : 0;
+    int64_t cnt = 0;
+    // mode 0: every entry; 1: ghosts only (a cell in the lower half of the stencil); 2: own
+    // cell (locals above i, and ghosts).
+    auto visit = [&](int32_t j, int mode) {
+      if (j == i) return;
+      if (HALF) {
+        if (j < n_local) {
+          if (mode == 2 && j < i) return;
+        } else if (!rule.keep(j)) {
+          return;
+        }
+      }
+      T r2 = 0;
+      PVEC_UNROLL
+      for (int d = 0; d < DIM; ++d) {
+        const T dx = pos[d * cap + j] - xi[d];
+        r2 += dx * dx;
+      }
+      if (r2 < cut2) {
+        if (FILL) nbr[out] = j;
+        ++out;
+        ++cnt;
+      }
+    };
+    constexpr int L = DIM - 1;
+    const int64_t a0 = DIM == 3 ? lo[0] : 0, a1 = DIM == 3 ? hi[0] : 0;
+    const int64_t b0 = DIM >= 2 ? lo[DIM >= 2 ? DIM - 2 : 0] : 0;
+    const int64_t b1 = DIM >= 2 ? hi[DIM >= 2 ? DIM - 2 : 0] : 0;
+    for (int64_t a = a0; a <= a1; ++a)
+      for (int64_t b = b0; b <= b1; ++b) {
+        const int64_t row = DIM == 3 ? a * g.dims[1] + b : b;
+        const int64_t base = row * g.dims[L];
+        int lead = 0;  // sign of the leading offsets, lexicographic
+        if (HALF) {
+          if (DIM == 3)
+            lead = a != ci[0] ? (a > ci[0] ? 1 : -1) : (b > ci[1] ? 1 : (b < ci[1] ? -1 : 0));
+          if (DIM == 2) lead = b > ci[0] ? 1 : (b < ci[0] ? -1 : 0);
+        }
+        if (!HALF || lead > 0) {
+          const int32_t e1 = g.cell_offsets[base + hi[L] + 1];
+          for (int32_t e = g.cell_offsets[base + lo[L]]; e < e1; ++e) visit(g.cell_particles[e], 0);
+          continue;
+        }
+        for (int64_t c = lo[L]; c <= hi[L]; ++c) {
+          const int64_t cell = base + c;
+          const int mode = lead < 0 || c < ci[L] ? 1 : (c == ci[L] ? 2 : 0);
+          const int32_t e0 = g.cell_offsets[cell], e1 = g.cell_offsets[cell + 1];
+          const int32_t from = mode == 1 ? e0 + g.local_count(cell) : e0;
+          for (int32_t e = from; e < e1; ++e) visit(g.cell_particles[e], mode);
+        }
+      }
+    if (!FILL) offsets[i] = cnt;
+  }
+};
+
+template <class T, int DIM>
+struct Moved {
+  const T* pos;
+  int64_t cap;
+  const T* x0;
+  int64_t n;
+  T lim2;
+  int32_t* flag;
+  PVEC_HD void operator()(int64_t i) const {
+    T r2 = 0;
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      const T dx = pos[d * cap + i] - x0[d * n + i];
+      r2 += dx * dx;
+    }
+    if (!(r2 <= lim2)) flag_or(flag, 1);  // NaN counts as moved
+  }
+};
+
+}  // namespace
+
+pvec::verlet_view VerletList::view() const {
+  return pvec::verlet_view{n_, static_cast<const int64_t*>(offsets_.data()),
+                           static_cast<const int32_t*>(neighbors_.data()), p_.half ? 1 : 0};
+}
+
+void VerletList::build(const NeighborInput& in, const VerletParams& p) {
+  built_ = false;
+  if (!(p.skin >= 0) || !std::isfinite(p.skin))
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "skin = ", p.skin, " must be zero or positive and finite");
+  if (!(p.cutoff > 0) || !std::isfinite(p.cutoff))
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "cutoff = ", p.cutoff, " must be positive and finite");
+  ParticleSet& ps = in.ps;
+  const int64_t n = ps.n_local(), n_ghost = ps.n_ghost();
+  const int me = in.comm.rank();
+  GhostRule rule{n, n, nullptr};
+  const GhostPlan* plan = in.plan;
+  if (p.half && n_ghost > 0) {
+    if (plan == nullptr || !plan->valid || plan->n_recv != n_ghost || plan->n_local != n)
+      fail(PVEC_ERROR_STATE,
+           "a half list needs to know who owns each ghost, from the ghost plan that made them; "
+           "the vector's ghosts do not come from its last valid ghost_get (call pvec_ghost_get "
+           "after the last map, sort or change of the particles)");
+    rule.self_begin = n + plan->recv_first[me];
+    rule.self_end = rule.self_begin + plan->recv_counts[me];
+  }
+  CellListParams cp;
+  cp.cutoff = p.cutoff + p.skin;
+  cp.span = p.span;
+  cp.ghosts = true;
+  cp.device = p.device;
+  cells_.build(in, cp);  // validates cutoff + skin against the ghost width
+  const Exec ex = ps.exec(p.device);
+  const bool dev_mem = cells_.on_device_memory();
+  const MemKind kind = dev_mem ? MemKind::device : MemKind::host;
+  if (!kind_set_ || dev_mem != on_device_) {
+    for (ScratchBuffer* b : {&offsets_, &neighbors_, &x0_, &self_shift_, &flag_, &scan_tmp_})
+      b->set_kind(kind);
+    kind_set_ = true;
+    on_device_ = dev_mem;
+  }
+  // The shifts of this rank's own images, on the side the list is built on.
+  if (rule.self_end > rule.self_begin) {
+    const int64_t k = rule.self_end - rule.self_begin;
+    const int32_t* src = static_cast<const int32_t*>(plan->shift.data()) + plan->send_first[me];
+    const bool same_side = (plan->on_device && ps.cuda()) == dev_mem;
+    if (same_side) {
+      rule.self_shift = src;
+    } else {
+      int32_t* dst = self_shift_.ensure_as<int32_t>(k);
+      copy_bytes(dst, src, static_cast<size_t>(k) * sizeof(int32_t), ps.cuda(), ex.stream);
+      if (ps.cuda()) stream_synchronize(ex.stream);
+      rule.self_shift = dst;
+    }
+  }
+  const pvec::cell_list_view g = cells_.view();
+  int64_t* offsets = offsets_.ensure_as<int64_t>(n + 2);
+  const void* pos = ps.column(0).mirror(p.device);
+  const int64_t cap = ps.capacity();
+  int64_t total = 0;
+  with_pos_type(in.pos_dtype, [&](auto t) {
+    using T = decltype(t);
+    const T cut = static_cast<T>(p.cutoff + p.skin);
+    with_dim123(g.dim, [&](auto D) {
+      constexpr int DIM = D.value;
+      const T* x = static_cast<const T*>(pos);
+      auto run = [&](auto half) {
+        constexpr bool H = decltype(half)::value;
+        for_each(ex, n,
+                 VerletPass<T, DIM, H, false>{g, x, cap, cut * cut, n, rule, offsets, nullptr});
+        total = exclusive_scan(ex, offsets, n, scan_tmp_);
+        int32_t* nbr = neighbors_.ensure_as<int32_t>(std::max<int64_t>(total, 1));
+        for_each(ex, n, VerletPass<T, DIM, H, true>{g, x, cap, cut * cut, n, rule, offsets, nbr});
+      };
+      if (p.half)
+        run(std::true_type{});
+      else
+        run(std::false_type{});
+      // The reference positions of moved_too_far.
+      T* x0 = x0_.ensure_as<T>(std::max<int64_t>(n, 1) * DIM);
+      if (n > 0)
+        copy_2d(x0, n * sizeof(T), x, cap * sizeof(T), n * sizeof(T), DIM, ex.on_device, ex.stream);
+    });
+  });
+  if (ex.on_device) stream_synchronize(ex.stream);
+  n_ = n;
+  n_pairs_ = total;
+  p_ = p;
+  epoch_ = in.rows_epoch;
+  built_ = true;
+}
+
+bool VerletList::moved_too_far(const NeighborInput& in) {
+  ParticleSet& ps = in.ps;
+  const Exec ex = ps.exec(p_.device);
+  int32_t* flag = flag_.ensure_as<int32_t>(1);
+  zero_2d(flag, sizeof(int32_t), sizeof(int32_t), 1, ex.on_device, ex.stream);
+  const void* pos = ps.column(0).mirror(p_.device);
+  const int64_t cap = ps.capacity();
+  with_pos_type(in.pos_dtype, [&](auto t) {
+    using T = decltype(t);
+    const T lim = static_cast<T>(p_.skin / 2);
+    with_dim123(in.grid.dim, [&](auto D) {
+      for_each(ex, n_,
+               Moved<T, D.value>{static_cast<const T*>(pos), cap, static_cast<const T*>(x0_.data()),
+                                 n_, lim * lim, flag});
+    });
+  });
+  int32_t host = 0;
+  copy_bytes(&host, flag, sizeof host, ex.on_device, ex.stream);
+  if (ex.on_device) stream_synchronize(ex.stream);
+  return host != 0;
+}
+
+}  // namespace pvec::impl

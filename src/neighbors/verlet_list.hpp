@@ -1,0 +1,61 @@
+// VerletList: for each local particle, the rows (local or ghost) closer than cutoff + skin, in
+// CSR form (pvec_verlet_*). Built from a cell list of the local and ghost rows, in two passes
+// (count, scan, fill), so that no maximum neighbour count is asked for; the arrays only grow.
+//
+// A half list holds each pair once: two local particles i < j in the list of the one whose
+// cell comes first in the half stencil (same cell: in i's list); a local particle and a ghost
+// in the local particle's list when the ghost's owner rank is above this rank, and, for this
+// rank's own periodic images, when the image's periodic shift is positive (its first nonzero
+// component). The rank above never lists the pair, so the pair is computed once in the whole
+// run and ghost_put(ADD) brings the ghost's share home.
+#pragma once
+
+#include "neighbors/cell_list.hpp"
+
+#include <pvec_neighbors.hpp>
+
+#include <cstdint>
+
+namespace pvec::impl {
+
+struct VerletParams {
+  double cutoff = 0;
+  double skin = 0;
+  int span = 1;
+  bool half = false;
+  bool device = false;
+};
+
+class VerletList {
+ public:
+  // (Re)builds from the local and ghost rows as they are now; keeps the local positions as
+  // the reference of needs_rebuild. Throws as CellList::build, and INVALID_ARGUMENT (skin
+  // negative or not finite), STATE (a half list over ghosts without the valid ghost plan that
+  // made them). On failure the list is left unbuilt.
+  void build(const NeighborInput& in, const VerletParams& p);
+
+  bool built() const { return built_; }
+  const VerletParams& params() const { return p_; }
+  uint64_t epoch() const { return epoch_; }
+  bool on_device_memory() const { return cells_.on_device_memory(); }
+  pvec::verlet_view view() const;
+  int64_t n_pairs() const { return n_pairs_; }
+  const CellList& cells() const { return cells_; }
+
+  // Whether any local particle moved more than skin / 2 since the build (positions of the
+  // mirror the list was built on). Local; reads one flag back, never the positions.
+  bool moved_too_far(const NeighborInput& in);
+
+ private:
+  VerletParams p_;
+  CellList cells_;
+  bool built_ = false;
+  uint64_t epoch_ = 0;
+  int64_t n_ = 0;
+  int64_t n_pairs_ = 0;
+  bool kind_set_ = false;
+  bool on_device_ = false;
+  ScratchBuffer offsets_, neighbors_, x0_, self_shift_, flag_, scan_tmp_;
+};
+
+}  // namespace pvec::impl
