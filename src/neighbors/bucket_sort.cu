@@ -37,11 +37,28 @@ PVEC_HD inline int32_t fetch_add(int32_t* p, int32_t v) {
 #endif
 }
 
+// Counts the buckets and gives each item a slot. On the device the lanes of a warp with the
+// same key take their slots with one atomic (rows in cell order put whole warps in a few
+// buckets, where one atomic per item would queue on the same counter).
 struct CountSlots {
   const int32_t* keys;
   int32_t* counts;
   int32_t* slot;
-  PVEC_HD void operator()(int64_t i) const { slot[i] = fetch_add(&counts[keys[i]], 1); }
+  PVEC_HD void operator()(int64_t i) const {
+    const int32_t k = keys[i];
+#if defined(__CUDA_ARCH__)
+    const unsigned active = __activemask();
+    const unsigned peers = __match_any_sync(active, k);
+    const int lane = static_cast<int>(threadIdx.x & 31u);
+    const int leader = __ffs(static_cast<int>(peers)) - 1;
+    int32_t base = 0;
+    if (lane == leader) base = atomicAdd(&counts[k], __popc(peers));
+    base = __shfl_sync(peers, base, leader);
+    slot[i] = base + __popc(peers & ((1u << lane) - 1u));
+#else
+    slot[i] = fetch_add(&counts[k], 1);
+#endif
+  }
 };
 
 struct Place {

@@ -44,8 +44,11 @@ struct VerletPass {
   GhostRule rule;
   int64_t* offsets;  // count pass: the counts; fill pass: where each list starts
   int32_t* nbr;
+  const int32_t* order;  // the local rows in cell order, or null when they are in it already
 
-  PVEC_HD void operator()(int64_t i) const {
+  PVEC_HD void operator()(int64_t t) const {
+    // Neighbouring threads take neighbouring particles, so that a warp reads the same cells.
+    const int64_t i = order != nullptr ? order[t] : t;
     T xi[DIM];
     int64_t ci[DIM], lo[DIM], hi[DIM];
     PVEC_UNROLL
@@ -111,6 +114,16 @@ struct VerletPass {
   }
 };
 
+// The local rows of cell c, in cell order: order[local_offsets[c] + k].
+struct LocalOrder {
+  pvec::cell_list_view g;
+  int32_t* order;
+  PVEC_HD void operator()(int64_t c) const {
+    const int32_t first = g.cell_offsets[c], to = g.local_offsets[c];
+    for (int32_t k = 0; k < g.local_count(c); ++k) order[to + k] = g.cell_particles[first + k];
+  }
+};
+
 template <class T, int DIM>
 struct Moved {
   const T* pos;
@@ -167,7 +180,8 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
   const bool dev_mem = cells_.on_device_memory();
   const MemKind kind = dev_mem ? MemKind::device : MemKind::host;
   if (!kind_set_ || dev_mem != on_device_) {
-    for (ScratchBuffer* b : {&offsets_, &neighbors_, &x0_, &self_shift_, &flag_, &scan_tmp_})
+    for (ScratchBuffer* b :
+         {&offsets_, &neighbors_, &x0_, &self_shift_, &flag_, &scan_tmp_, &order_})
       b->set_kind(kind);
     kind_set_ = true;
     on_device_ = dev_mem;
@@ -188,6 +202,11 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
   }
   const pvec::cell_list_view g = cells_.view();
   int64_t* offsets = offsets_.ensure_as<int64_t>(n + 2);
+  int32_t* order = nullptr;
+  if (!g.sorted) {
+    order = order_.ensure_as<int32_t>(std::max<int64_t>(n, 1));
+    for_each(ex, g.ncells, LocalOrder{g, order});
+  }
   const void* pos = ps.column(0).mirror(p.device);
   const int64_t cap = ps.capacity();
   int64_t total = 0;
@@ -199,11 +218,13 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
       const T* x = static_cast<const T*>(pos);
       auto run = [&](auto half) {
         constexpr bool H = decltype(half)::value;
-        for_each(ex, n,
-                 VerletPass<T, DIM, H, false>{g, x, cap, cut * cut, n, rule, offsets, nullptr});
+        for_each(
+            ex, n,
+            VerletPass<T, DIM, H, false>{g, x, cap, cut * cut, n, rule, offsets, nullptr, order});
         total = exclusive_scan(ex, offsets, n, scan_tmp_);
         int32_t* nbr = neighbors_.ensure_as<int32_t>(std::max<int64_t>(total, 1));
-        for_each(ex, n, VerletPass<T, DIM, H, true>{g, x, cap, cut * cut, n, rule, offsets, nbr});
+        for_each(ex, n,
+                 VerletPass<T, DIM, H, true>{g, x, cap, cut * cut, n, rule, offsets, nbr, order});
       };
       if (p.half)
         run(std::true_type{});
