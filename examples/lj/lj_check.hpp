@@ -46,9 +46,9 @@ inline void fcc_site(std::int64_t g, std::int64_t cells, double a, double jitter
 
 /// Result of the step-0 comparison with the brute-force reference.
 struct ForceCheck {
-  std::int64_t checked = 0;   ///< particles compared, all ranks
-  double max_rel = 0;         ///< max |f - f_ref| / max(|f_ref|, 1) over them
-  double pe_rel = -1;         ///< |PE - PE_ref| / |PE_ref| when every particle was checked
+  std::int64_t checked = 0;  ///< particles compared, all ranks
+  double max_rel = 0;        ///< max |f - f_ref| / max(|f_ref|, 1) over them
+  double pe_rel = -1;        ///< |PE - PE_ref| / |PE_ref| when every particle was checked
 };
 
 /// Compares the forces of (a sample of) the local particles with a direct sum over every
@@ -69,8 +69,8 @@ ForceCheck check_forces(const T* x, const T* f, std::int64_t cap, std::int64_t n
   MPI_Allgather(&n3, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
   for (int r = 1; r < size; ++r) displs[r] = displs[r - 1] + counts[r - 1];
   std::vector<double> all(3 * n_total);
-  MPI_Allgatherv(mine.data(), n3, MPI_DOUBLE, all.data(), counts.data(), displs.data(),
-                 MPI_DOUBLE, comm);
+  MPI_Allgatherv(mine.data(), n3, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE,
+                 comm);
 
   // Every particle up to 32768 in all; beyond, an even sample of ~256 per rank.
   const bool every = n_total <= 32768;

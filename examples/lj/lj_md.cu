@@ -33,14 +33,14 @@
 #include <cstring>
 #include <string>
 
-#define CHECK(call)                                                                        \
-  do {                                                                                     \
-    pvec_status s_ = (call);                                                               \
-    if (s_ != PVEC_SUCCESS) {                                                              \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call,            \
-                   pvec_last_error());                                                     \
-      MPI_Abort(MPI_COMM_WORLD, 1);                                                        \
-    }                                                                                      \
+#define CHECK(call)                                                             \
+  do {                                                                          \
+    pvec_status s_ = (call);                                                    \
+    if (s_ != PVEC_SUCCESS) {                                                   \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #call, \
+                   pvec_last_error());                                          \
+      MPI_Abort(MPI_COMM_WORLD, 1);                                             \
+    }                                                                           \
   } while (0)
 
 namespace {
@@ -52,7 +52,7 @@ struct Options {
 };
 
 const double kDensity = 0.8442, kTemperature = 0.72, kCutoff = 2.5, kSkin = 0.3, kDt = 0.005;
-const double kJitter = 0.05;  // initial displacement from the lattice sites, per coordinate
+const double kJitter = 0.02;  // initial displacement from the lattice sites, per coordinate
 
 // Seconds of each part of a step, summed over the steps.
 enum Part { kForce, kIntegrate, kGhostGet, kGhostPut, kCheck, kRebuild, kParts };
@@ -242,12 +242,13 @@ bool Simulation<T>::check_step0(const Totals& t0) {
     CHECK(pvec_device_to_host(vec_, props, 2));
   }
   lj::Columns<T> s = columns(true);
-  const lj::ForceCheck fc = lj::check_forces(s.x, s.f, s.cap, n_, n_total_, box_, pot_, t0.pe,
-                                             MPI_COMM_WORLD);
+  const lj::ForceCheck fc =
+      lj::check_forces(s.x, s.f, s.cap, n_, n_total_, box_, pot_, t0.pe, MPI_COMM_WORLD);
   const double tol = sizeof(T) == 4 ? 1e-3 : 1e-9;
   const bool ok = fc.max_rel < tol && (fc.pe_rel < 0 || fc.pe_rel < tol);
   if (rank_ == 0) {
-    std::printf("force check (step 0, %" PRId64 " particles against a brute-force sum over "
+    std::printf("force check (step 0, %" PRId64
+                " particles against a brute-force sum over "
                 "periodic images): max relative error %.3e (tolerance %.0e)",
                 fc.checked, fc.max_rel, tol);
     if (fc.pe_rel >= 0) std::printf(", potential energy relative error %.3e", fc.pe_rel);
@@ -259,7 +260,8 @@ bool Simulation<T>::check_step0(const Totals& t0) {
 template <class T>
 int Simulation<T>::run() {
   if (rank_ == 0)
-    std::printf("LJ NVE: %" PRId64 " particles (%" PRId64 "^3 fcc cells), box %.4f, density "
+    std::printf("LJ NVE: %" PRId64 " particles (%" PRId64
+                "^3 fcc cells), box %.4f, density "
                 "%.4f, T0 %.2f, rc %.1f, skin %.1f, dt %.3f, %s positions, %s list, %d rank(s), "
                 "%s\n",
                 n_total_, opt_.cells, box_, kDensity, kTemperature, kCutoff, kSkin, kDt,
@@ -277,8 +279,8 @@ int Simulation<T>::run() {
   if (rank_ == 0) {
     std::printf("neighbour list: %.1f entries per particle (cutoff + skin)\n",
                 static_cast<double>(all_pairs) / static_cast<double>(n_total_));
-    if (!opt_.quiet) std::printf("%6s %14s %14s %14s %12s %10s\n", "step", "E/N", "KE/N",
-                                 "PE/N", "T", "|dE/E0|");
+    if (!opt_.quiet)
+      std::printf("%6s %14s %14s %14s %12s %10s\n", "step", "E/N", "KE/N", "PE/N", "T", "|dE/E0|");
   }
   auto report = [&](int step, const Totals& t) {
     const double drift = std::fabs(t.energy() - t0.energy()) / std::fabs(t0.energy());
@@ -347,12 +349,13 @@ int Simulation<T>::run() {
   double worst[kParts];
   MPI_Reduce(time_, worst, kParts, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank_ == 0) {
-    std::printf("momentum: |P|/N = %.3e after %d steps (tolerance %.0e)%s\n", momentum,
-                opt_.steps, p_tol, p_ok ? "" : "  FAILED");
-    std::printf("energy: E/N = %.8f at step 0, %.8f at step %d; max |E(t)-E(0)|/|E(0)| = "
-                "%.3e (tolerance %.0e)%s\n",
-                t0.energy() / n_total_, t.energy() / n_total_, opt_.steps, max_drift, e_tol,
-                e_ok ? "" : "  FAILED");
+    std::printf("momentum: |P|/N = %.3e after %d steps (tolerance %.0e)%s\n", momentum, opt_.steps,
+                p_tol, p_ok ? "" : "  FAILED");
+    std::printf(
+        "energy: E/N = %.8f at step 0, %.8f at step %d; max |E(t)-E(0)|/|E(0)| = "
+        "%.3e (tolerance %.0e)%s\n",
+        t0.energy() / n_total_, t.energy() / n_total_, opt_.steps, max_drift, e_tol,
+        e_ok ? "" : "  FAILED");
     std::printf("rebuilds: %d in %d steps (map + sort + ghost_get + verlet_build)\n", rebuilds,
                 opt_.steps);
     double sum = 0;
@@ -398,8 +401,8 @@ int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, &o)) {
     if (rank == 0)
-      std::fprintf(stderr,
-                   "usage: %s [--cells N] [--steps S] [--float32] [--full] [--quiet]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--cells N] [--steps S] [--float32] [--full] [--quiet]\n",
+                   argv[0]);
     CHECK(pvec_finalize());
     return 2;
   }
