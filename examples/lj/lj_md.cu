@@ -277,8 +277,9 @@ int Simulation<T>::run() {
   std::int64_t pairs = pairs_, all_pairs = 0;
   MPI_Allreduce(&pairs, &all_pairs, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (rank_ == 0) {
-    std::printf("neighbour list: %.1f entries per particle (cutoff + skin)\n",
-                static_cast<double>(all_pairs) / static_cast<double>(n_total_));
+    std::printf("Verlet list: %.1f entries per particle within cutoff + skin (%s)\n",
+                static_cast<double>(all_pairs) / static_cast<double>(n_total_),
+                opt_.full ? "full list: every pair twice" : "half list: each pair once");
     if (!opt_.quiet)
       std::printf("%6s %14s %14s %14s %12s %10s\n", "step", "E/N", "KE/N", "PE/N", "T", "|dE/E0|");
   }
