@@ -97,7 +97,7 @@ class Simulation {
     pvec_backend backend;
     CHECK(pvec_vector_backend(vec_, &backend));
     gpu_ = backend == PVEC_BACKEND_CUDA;
-    on_ = gpu_ ? PVEC_ON_DEVICE : 0u;
+    on_ = gpu_ ? static_cast<unsigned>(PVEC_ON_DEVICE) : 0u;
 #if defined(__CUDACC__)
     if (gpu_) {  // our runtime launches on the device pvec's runtime chose (pvec.h, pvec_init)
       int dev;
