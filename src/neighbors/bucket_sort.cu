@@ -8,6 +8,7 @@
 #include "backend/device.hpp"
 #include "backend/for_each.cuh"
 #include "common/error.hpp"
+#include "neighbors/neighbor_dispatch.hpp"
 #include "primitives/primitives.hpp"
 
 #include <algorithm>
@@ -27,38 +28,11 @@ namespace {
 
 constexpr int32_t kShortBucket = 64;
 
-PVEC_HD inline int32_t fetch_add(int32_t* p, int32_t v) {
-#if defined(__CUDA_ARCH__)
-  return atomicAdd(p, v);
-#else
-  const int32_t old = *p;
-  *p += v;
-  return old;
-#endif
-}
-
-// Counts the buckets and gives each item a slot. On the device the lanes of a warp with the
-// same key take their slots with one atomic (rows in cell order put whole warps in a few
-// buckets, where one atomic per item would queue on the same counter).
 struct CountSlots {
   const int32_t* keys;
   int32_t* counts;
   int32_t* slot;
-  PVEC_HD void operator()(int64_t i) const {
-    const int32_t k = keys[i];
-#if defined(__CUDA_ARCH__)
-    const unsigned active = __activemask();
-    const unsigned peers = __match_any_sync(active, k);
-    const int lane = static_cast<int>(threadIdx.x & 31u);
-    const int leader = __ffs(static_cast<int>(peers)) - 1;
-    int32_t base = 0;
-    if (lane == leader) base = atomicAdd(&counts[k], __popc(peers));
-    base = __shfl_sync(peers, base, leader);
-    slot[i] = base + __popc(peers & ((1u << lane) - 1u));
-#else
-    slot[i] = fetch_add(&counts[k], 1);
-#endif
-  }
+  PVEC_HD void operator()(int64_t i) const { slot[i] = claim_slot(counts, keys[i]); }
 };
 
 struct Place {
@@ -66,8 +40,12 @@ struct Place {
   const int32_t* offsets;
   const int32_t* slot;
   int32_t* order;
+  int32_t* descent;
+  int64_t n_sorted;
   PVEC_HD void operator()(int64_t i) const {
-    order[offsets[keys[i]] + slot[i]] = static_cast<int32_t>(i);
+    const int32_t k = keys[i];
+    order[offsets[k] + slot[i]] = static_cast<int32_t>(i);
+    if (descent != nullptr && i > 0 && i < n_sorted && keys[i - 1] > k) flag_or(descent, 2);
   }
 };
 
@@ -158,8 +136,17 @@ void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, i
   zero_2d(offsets, nb1 * sizeof(int32_t), nb1 * sizeof(int32_t), 1, dev, exec.stream);
   int32_t* slot = s.slot.ensure_as<int32_t>(std::max<int64_t>(n, 1));
   for_each(exec, n, CountSlots{keys, offsets, slot});
+  bucket_sort_counted(exec, keys, slot, n, nb, n_split, offsets, order, split_offsets, s, nullptr,
+                      0);
+}
+
+void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* slot, int64_t n,
+                         int64_t nb, int64_t n_split, int32_t* offsets, int32_t* order,
+                         int32_t* split_offsets, BucketScratch& s, int32_t* descent,
+                         int64_t n_sorted) {
+  const bool dev = exec.on_device;
   scan_in_place(exec, offsets, nb + 1, s.tmp);
-  for_each(exec, n, Place{keys, offsets, slot, order});
+  for_each(exec, n, Place{keys, offsets, slot, order, descent, n_sorted});
   const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
   if (!dev) {  // placed in item order: already stable
     if (split_offsets != nullptr) {

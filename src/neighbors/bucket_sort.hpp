@@ -4,6 +4,7 @@
 #pragma once
 
 #include "backend/exec.hpp"
+#include "common/hd.hpp"
 #include "memory/scratch_buffer.hpp"
 
 #include <cstdint>
@@ -22,6 +23,25 @@ struct BucketScratch {
   }
 };
 
+// Takes the next slot of bucket k (counts[k] counts them). On the device the lanes of a warp
+// with the same key take consecutive slots, in lane order, with one atomic (rows in cell
+// order put whole warps in a few buckets, where one atomic per item would queue on one
+// counter); on the host, loops run in order and the slots follow the items.
+PVEC_HD inline int32_t claim_slot(int32_t* counts, int32_t k) {
+#if defined(__CUDA_ARCH__)
+  const unsigned active = __activemask();
+  const unsigned peers = __match_any_sync(active, k);
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const int leader = __ffs(static_cast<int>(peers)) - 1;
+  int32_t base = 0;
+  if (lane == leader) base = atomicAdd(&counts[k], __popc(peers));
+  base = __shfl_sync(peers, base, leader);
+  return base + __popc(peers & ((1u << lane) - 1u));
+#else
+  return counts[k]++;
+#endif
+}
+
 // offsets[nb + 1]: first position of each bucket in order (offsets[nb] == n); order[n]: the
 // items by bucket, ascending within one. With split_offsets (may be null): the exclusive scan
 // over buckets of the number of items below n_split in each (nb + 1 entries), i.e. the items
@@ -31,5 +51,14 @@ struct BucketScratch {
 // items (then a radix sort replaces the per-bucket sort, after one small copy to the host).
 void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int64_t n_split,
                  int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s);
+
+// bucket_sort after the counting, for callers that computed the keys and claimed the slots
+// themselves in the same pass (offsets zeroed first, then slot[i] = claim_slot(offsets,
+// keys[i])). With descent (may be null): bit 1 of *descent is set when keys[i - 1] > keys[i]
+// for some 0 < i < n_sorted (the rows are not in bucket order).
+void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* slot, int64_t n,
+                         int64_t nb, int64_t n_split, int32_t* offsets, int32_t* order,
+                         int32_t* split_offsets, BucketScratch& s, int32_t* descent,
+                         int64_t n_sorted);
 
 }  // namespace pvec::impl

@@ -31,6 +31,8 @@ struct CellKeys {
   int morton_bits;
   int32_t* keys;
   int32_t* flags;
+  int32_t* counts;  // with slots: the bucket counts of bucket_sort_counted
+  int32_t* slots;
   PVEC_HD void operator()(int64_t i) const {
     int64_t c[DIM];
     bool finite = true;
@@ -50,6 +52,7 @@ struct CellKeys {
       key = static_cast<int32_t>(k);
     }
     keys[i] = key;
+    if (slots != nullptr) slots[i] = claim_slot(counts, key);
     if (!finite) flag_or(flags, 1);
     if (i > 0 && i < n_sorted) {
       // The key of row i - 1, recomputed (rows are keyed in any order on the device).
@@ -73,13 +76,13 @@ struct CellKeys {
 
 void cell_keys(const Exec& exec, pvec_dtype pos_dtype, const void* pos, int64_t capacity,
                const pvec::cell_list_view& g, int64_t n, int64_t n_sorted, int morton_bits,
-               int32_t* keys, int32_t* flags) {
+               int32_t* keys, int32_t* flags, int32_t* counts, int32_t* slots) {
   with_pos_type(pos_dtype, [&](auto t) {
     using T = decltype(t);
     with_dim123(g.dim, [&](auto D) {
       for_each(exec, n,
                CellKeys<T, D.value>{g, static_cast<const T*>(pos), capacity, n_sorted, morton_bits,
-                                    keys, flags});
+                                    keys, flags, counts, slots});
     });
   });
 }
@@ -110,8 +113,14 @@ void CellList::build(const NeighborInput& in, const CellListParams& p) {
   int32_t* local_offsets = local_offsets_.ensure_as<int32_t>(g.ncells + 1);
   int32_t* flags = flags_.ensure_as<int32_t>(1);
   zero_2d(flags, sizeof(int32_t), sizeof(int32_t), 1, ex.on_device, ex.stream);
-  cell_keys(ex, in.pos_dtype, pos, ps.capacity(), g, n, n_local, 0, keys, flags);
-  bucket_sort(ex, keys, n, g.ncells, n_local, offsets, particles, local_offsets, scratch_);
+  // Keys and slots in one pass over the positions; whether the local rows are in cell order
+  // is seen where the rows are placed.
+  zero_2d(offsets, (g.ncells + 1) * sizeof(int32_t), (g.ncells + 1) * sizeof(int32_t), 1,
+          ex.on_device, ex.stream);
+  int32_t* slots = scratch_.slot.ensure_as<int32_t>(std::max<int64_t>(n, 1));
+  cell_keys(ex, in.pos_dtype, pos, ps.capacity(), g, n, 0, 0, keys, flags, offsets, slots);
+  bucket_sort_counted(ex, keys, slots, n, g.ncells, n_local, offsets, particles, local_offsets,
+                      scratch_, flags, n_local);
   int32_t flags_host = 0;
   copy_bytes(&flags_host, flags, sizeof flags_host, ex.on_device, ex.stream);
   if (ex.on_device) stream_synchronize(ex.stream);

@@ -144,6 +144,25 @@ struct Moved {
 };
 
 }  // namespace
+}  // namespace pvec::impl
+
+#include "neighbors/verlet_warp.cuh"
+
+namespace pvec::impl {
+
+namespace {
+
+// One pass on exec's side: one warp per cell on the device, one iteration per particle on
+// the host (the same arrays either way).
+template <class T, int DIM, bool HALF, bool FILL>
+void verlet_pass(const Exec& ex, int64_t n, const VerletPass<T, DIM, HALF, FILL>& p) {
+#if defined(__CUDACC__)
+  if (ex.on_device && verlet_warp_pass(p, ex.stream)) return;
+#endif
+  for_each(ex, n, p);
+}
+
+}  // namespace
 
 pvec::verlet_view VerletList::view() const {
   return pvec::verlet_view{n_, static_cast<const int64_t*>(offsets_.data()),
@@ -218,13 +237,13 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
       const T* x = static_cast<const T*>(pos);
       auto run = [&](auto half) {
         constexpr bool H = decltype(half)::value;
-        for_each(
+        verlet_pass(
             ex, n,
             VerletPass<T, DIM, H, false>{g, x, cap, cut * cut, n, rule, offsets, nullptr, order});
         total = exclusive_scan(ex, offsets, n, scan_tmp_);
         int32_t* nbr = neighbors_.ensure_as<int32_t>(std::max<int64_t>(total, 1));
-        for_each(ex, n,
-                 VerletPass<T, DIM, H, true>{g, x, cap, cut * cut, n, rule, offsets, nbr, order});
+        verlet_pass(
+            ex, n, VerletPass<T, DIM, H, true>{g, x, cap, cut * cut, n, rule, offsets, nbr, order});
       };
       if (p.half)
         run(std::true_type{});
