@@ -217,7 +217,8 @@ class _List:
 
     @property
     def on_device(self):
-        """The arrays are device-mirror memory (CUDA memory with the CUDA backend)."""
+        """The arrays are CUDA memory (built with on_device=True on the CUDA backend; a
+        device-mirror list of the host backend is host memory: False)."""
         return bool(self._info().on_device)
 
     @property
@@ -232,7 +233,7 @@ class _List:
     def _array(self, info, field, size, dtype):
         """Zero-copy array of info.<field> (size elements of dtype)."""
         ptr = ctypes.cast(getattr(info, field), ctypes.c_void_p).value or 0
-        if info.on_device and self._vector.backend == "cuda":
+        if info.on_device:
             return ListArray(self._memory, ptr, size, dtype, self, field)
         if size == 0 or not ptr:
             return np.empty(0, dtype=dtype)
