@@ -147,7 +147,7 @@ TEST_CASE("sort reports whether rows moved and makes lists stale", "[cpp][neighb
   CHECK(v.sort(0.1, PVEC_SORT_MORTON | PVEC_SORT_BOTH_MIRRORS));
   CHECK(v.generation() != gen);
   CHECK_FALSE(v.sort(0.1, PVEC_SORT_MORTON));  // in cell order already: nothing moves
-  CHECK(v.sort(0.1));  // row-major order of cells, the cell list's
+  CHECK(v.sort(0.1));                          // row-major order of cells, the cell list's
   CHECK_FALSE(v.sort(0.1));
 
   std::string m = require_error([&] { nl.view(); }, PVEC_ERROR_STATE);
