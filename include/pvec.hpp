@@ -10,6 +10,8 @@
 //   pvec::vector        a particle vector (owns a pvec_vector_t)
 //   pvec::view<T>       by-value view of one property, for host code and CUDA kernels
 //                       (pvec_view.hpp)
+//   pvec::cell_list     a cell list, pvec::verlet_list a Verlet list, with the kernel views
+//                       pvec::cell_list_view / pvec::verlet_view (pvec_neighbors_raii.hpp)
 //
 // Errors: every function that calls pvec throws pvec::error (a std::runtime_error) carrying
 // the pvec_status and the pvec_last_error() text when the call fails; the object is then
@@ -17,7 +19,7 @@
 //
 // The generation rule (pvec.h, "Pointer lifetime"): a raw pointer, pvec_layout or pvec::view
 // obtained from a vector stays valid until the next call on that vector that may reallocate
-// or reorder: reserve, resize, append, remove, shrink_to_fit, map, ghost_get and destruction
+// or reorder: reserve, resize, append, remove, shrink_to_fit, map, ghost_get, sort and destruction
 // (reset, move-assignment onto it, the destructor). Each of those that does reallocate or
 // reorder increments vector::generation(); vector::is_current / vector::check_view compare a
 // view's generation with it. Transfers, queries and ghost_put invalidate nothing.
@@ -707,6 +709,24 @@ class vector {
                          detail::props_count(props.size()), op, flags));
   }
 
+  // ---- Locality sort (local, not collective) ---------------------------------------------
+
+  /// Reorders the local particles (every property and the positions, stably) by cells of
+  /// width cell_width, on the host mirror (flags PVEC_ON_DEVICE: the device mirror);
+  /// PVEC_SORT_MORTON orders the cells along a Z-order curve, PVEC_SORT_BOTH_MIRRORS permutes
+  /// the other mirror too (else it keeps the old order). Returns true when rows moved: then
+  /// the generation changed (views and pointers are invalid), the ghost plan is forgotten and
+  /// every cell and Verlet list of the vector is stale. false: already in cell order, nothing
+  /// invalidated. Throws pvec::error: INVALID_ARGUMENT (unknown flags, cell_width not positive
+  /// and finite, a NaN or infinite local position), NOT_SUPPORTED (dimension 4; 2^31 rows or
+  /// cells; Morton order beyond 2^10 cells per dimension in 3D, 2^15 in 2D), OUT_OF_MEMORY;
+  /// the vector is unchanged then.
+  bool sort(double cell_width, unsigned flags = 0) {
+    int moved = 0;
+    detail::check_in("pvec::vector::sort", pvec_sort(handle_, cell_width, flags, &moved));
+    return moved != 0;
+  }
+
  private:
   template <class R, class F>
   R query(F f) const {
@@ -750,5 +770,8 @@ class vector {
 };
 
 }  // namespace pvec
+
+// Owning cell and Verlet lists (they need pvec::vector, hence at the end).
+#include "pvec_neighbors_raii.hpp"
 
 #endif  // PVEC_HPP

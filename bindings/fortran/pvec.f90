@@ -92,6 +92,8 @@ module pvec
   integer(c_size_t), parameter, public :: PVEC_VECTOR_DESC_SIZE_V1 = 136
   integer(c_size_t), parameter, public :: PVEC_LAYOUT_SIZE_V1 = 136
   integer(c_size_t), parameter, public :: PVEC_MEMORY_STATS_SIZE_V1 = 56
+  integer(c_size_t), parameter, public :: PVEC_CELL_LIST_INFO_SIZE_V1 = 176
+  integer(c_size_t), parameter, public :: PVEC_VERLET_INFO_SIZE_V1 = 64
 
   ! ---- pvec_boundary, pvec_backend, pvec_host_memory, pvec_placement -----------------------------
   integer(c_int), parameter, public :: PVEC_NON_PERIODIC = 0
@@ -111,6 +113,11 @@ module pvec
   integer(c_int), parameter, public :: PVEC_GHOST_REUSE_PLAN = 8
   !> 9. Output and restart: flag of pvec_write_vtk (an Int32 point array "rank").
   integer(c_int), parameter, public :: PVEC_VTK_RANK_ARRAY = 16
+  !> Flags of section 10 (neighbour search), or-ed (ior) with PVEC_ON_DEVICE.
+  integer(c_int), parameter, public :: PVEC_CELLS_GHOSTS = 32
+  integer(c_int), parameter, public :: PVEC_SORT_MORTON = 64
+  integer(c_int), parameter, public :: PVEC_SORT_BOTH_MIRRORS = 128
+  integer(c_int), parameter, public :: PVEC_VERLET_HALF = 256
 
   ! ---- pvec_reduce_op ----------------------------------------------------------------------------
   integer(c_int), parameter, public :: PVEC_REDUCE_ADD = 0
@@ -204,6 +211,54 @@ module pvec
     integer(c_int64_t) :: transport = 0  !< a PVEC_TRANSPORT_* value
   end type pvec_op_stats
 
+  !> A cell list (pvec_cell_list_t) and a Verlet list (pvec_verlet_t); default-initialised: NULL.
+  type, public :: pvec_cell_list
+    type(c_ptr) :: h = c_null_ptr
+  end type pvec_cell_list
+  type, public :: pvec_verlet
+    type(c_ptr) :: h = c_null_ptr
+  end type pvec_verlet
+
+  !> pvec_cell_list_info (pvec_cell_list_get). origin(d+1), width(d+1), inv_width(d+1),
+  !> dims(d+1) are C's [d]. The three arrays are C pointers: in host memory (on_device == 0:
+  !> built on the host mirror, or on the device mirror of the host backend)
+  !> pvec_cell_list_arrays maps them to Fortran arrays; with on_device /= 0 they are CUDA
+  !> addresses for CUDA Fortran / OpenACC. They hold 0-based C values: cell c (0-based,
+  !> c = (c0*dims(2) + c1)*dims(3) + c2) is cell_offsets(c+1) of the Fortran array, and a row
+  !> r in cell_particles is Fortran particle r + 1.
+  type, bind(C), public :: pvec_cell_list_info
+    integer(c_size_t) :: struct_size = 0
+    integer(c_int) :: dim = 0
+    integer(c_int) :: span = 0
+    integer(c_int) :: on_device = 0
+    integer(c_int) :: sorted = 0
+    real(c_double) :: cutoff = 0
+    real(c_double) :: origin(3) = 0
+    real(c_double) :: width(3) = 0
+    real(c_double) :: inv_width(3) = 0
+    integer(c_int64_t) :: dims(3) = 0
+    integer(c_int64_t) :: ncells = 0
+    integer(c_int64_t) :: n_local = 0
+    integer(c_int64_t) :: n_entries = 0
+    type(c_ptr) :: cell_offsets = c_null_ptr    !< int32, ncells + 1
+    type(c_ptr) :: cell_particles = c_null_ptr  !< int32, n_entries (0-based rows)
+    type(c_ptr) :: local_offsets = c_null_ptr   !< int32, ncells + 1
+  end type pvec_cell_list_info
+
+  !> pvec_verlet_info (pvec_verlet_get). offsets: int64, n + 1 entries; neighbors: int32,
+  !> n_pairs entries, 0-based rows (local or ghost). See pvec_verlet_arrays for the loop.
+  type, bind(C), public :: pvec_verlet_info
+    integer(c_size_t) :: struct_size = 0
+    integer(c_int) :: half = 0
+    integer(c_int) :: on_device = 0
+    real(c_double) :: cutoff = 0
+    real(c_double) :: skin = 0
+    integer(c_int64_t) :: n = 0
+    integer(c_int64_t) :: n_pairs = 0
+    type(c_ptr) :: offsets = c_null_ptr
+    type(c_ptr) :: neighbors = c_null_ptr
+  end type pvec_verlet_info
+
   ! ---- The C ABI, one interface per function of pvec.h -------------------------------------------
   ! Enums travel as integer(c_int), unsigned flags as integer(c_int) (same size and bits),
   ! uint64 as integer(c_int64_t), pvec_stream_t and handles as type(c_ptr).
@@ -229,6 +284,9 @@ module pvec
   ! 9. Output and restart
   public :: c_pvec_io_has_hdf5, c_pvec_write_vtk, c_pvec_checkpoint_write
   public :: c_pvec_checkpoint_describe, c_pvec_restart
+  public :: c_pvec_cell_list_create, c_pvec_cell_list_build, c_pvec_cell_list_get
+  public :: c_pvec_cell_list_destroy, c_pvec_sort, c_pvec_verlet_create, c_pvec_verlet_build
+  public :: c_pvec_verlet_get, c_pvec_verlet_check, c_pvec_verlet_destroy
 
   interface
     ! 1. Versions, status codes and errors
@@ -661,6 +719,72 @@ module pvec
       type(c_ptr), intent(out) :: out
       integer(c_int) :: r
     end function
+    ! 10. Neighbour search. Handles by value, out-handles by reference; flags as integer(c_int).
+    function c_pvec_cell_list_create(vec, cutoff, cells_per_cutoff, flags, out) result(r) &
+        bind(C, name='pvec_cell_list_create')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: vec
+      real(c_double), value :: cutoff
+      integer(c_int), value :: cells_per_cutoff, flags
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: r
+    end function
+    function c_pvec_cell_list_build(list) result(r) bind(C, name='pvec_cell_list_build')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: list
+      integer(c_int) :: r
+    end function
+    function c_pvec_cell_list_get(list, out) result(r) bind(C, name='pvec_cell_list_get')
+      import :: c_int, c_ptr, pvec_cell_list_info
+      type(c_ptr), value :: list
+      type(pvec_cell_list_info), intent(inout) :: out
+      integer(c_int) :: r
+    end function
+    function c_pvec_cell_list_destroy(list) result(r) bind(C, name='pvec_cell_list_destroy')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: list
+      integer(c_int) :: r
+    end function
+    !> moved: address of an int, or c_null_ptr.
+    function c_pvec_sort(vec, cell_width, flags, moved) result(r) bind(C, name='pvec_sort')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: vec
+      real(c_double), value :: cell_width
+      integer(c_int), value :: flags
+      type(c_ptr), value :: moved
+      integer(c_int) :: r
+    end function
+    function c_pvec_verlet_create(vec, cutoff, skin, cells_per_cutoff, flags, out) result(r) &
+        bind(C, name='pvec_verlet_create')
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: vec
+      real(c_double), value :: cutoff, skin
+      integer(c_int), value :: cells_per_cutoff, flags
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: r
+    end function
+    function c_pvec_verlet_build(list) result(r) bind(C, name='pvec_verlet_build')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: list
+      integer(c_int) :: r
+    end function
+    function c_pvec_verlet_get(list, out) result(r) bind(C, name='pvec_verlet_get')
+      import :: c_int, c_ptr, pvec_verlet_info
+      type(c_ptr), value :: list
+      type(pvec_verlet_info), intent(inout) :: out
+      integer(c_int) :: r
+    end function
+    function c_pvec_verlet_check(list, rebuild) result(r) bind(C, name='pvec_verlet_check')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: list
+      integer(c_int), intent(out) :: rebuild
+      integer(c_int) :: r
+    end function
+    function c_pvec_verlet_destroy(list) result(r) bind(C, name='pvec_verlet_destroy')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: list
+      integer(c_int) :: r
+    end function
     ! libc, to measure C strings.
     function c_strlen(s) result(r) bind(C, name='strlen')
       import :: c_ptr, c_size_t
@@ -689,12 +813,17 @@ module pvec
   public :: pvec_map, pvec_ghost_get, pvec_ghost_put, pvec_memory_stats_get
   public :: pvec_last_op_stats
   public :: pvec_c_handle, pvec_vector_from_c, pvec_schema_from_c
+  public :: pvec_cell_list_create, pvec_cell_list_build, pvec_cell_list_get
+  public :: pvec_cell_list_destroy, pvec_cell_list_arrays, pvec_sort
+  public :: pvec_verlet_create, pvec_verlet_build, pvec_verlet_get, pvec_verlet_check
+  public :: pvec_verlet_destroy, pvec_verlet_arrays
 
-  !> pvec_c_handle(vec) / pvec_c_handle(schema): the C handle (pvec_vector_t / pvec_schema_t)
+  !> pvec_c_handle(vec) / pvec_c_handle(schema) / pvec_c_handle(list): the C handle
+  !> (pvec_vector_t / pvec_schema_t / pvec_cell_list_t / pvec_verlet_t)
   !> as a type(c_ptr), for a C, C++ or CUDA function declared with `type(c_ptr), value`.
   !> c_null_ptr for a default-initialised or destroyed handle.
   interface pvec_c_handle
-    module procedure vector_c_handle, schema_c_handle
+    module procedure vector_c_handle, schema_c_handle, cell_list_c_handle, verlet_c_handle
   end interface
 
   !> Every size, count and particle index, given or returned, is a default integer
@@ -843,6 +972,18 @@ contains
     type(c_ptr) :: h
     h = schema%h
   end function schema_c_handle
+
+  pure function cell_list_c_handle(list) result(h)
+    type(pvec_cell_list), intent(in) :: list
+    type(c_ptr) :: h
+    h = list%h
+  end function cell_list_c_handle
+
+  pure function verlet_c_handle(list) result(h)
+    type(pvec_verlet), intent(in) :: list
+    type(c_ptr) :: h
+    h = list%h
+  end function verlet_c_handle
 
   !> The vector whose C handle (pvec_vector_t) is h, e.g. one created by C code. No copy and
   !> no check: the vector is the same object; destroying it from Fortran or C ends it for both.
@@ -2089,5 +2230,248 @@ contains
     stats%struct_size = c_sizeof(stats)
     call finish_c(c_pvec_last_op_stats(vec%h, stats), stat, errmsg)
   end subroutine pvec_last_op_stats
+
+  ! ================================================================================================
+  ! 10. Neighbour search (pvec.h section 10; docs/fortran.md). Local calls, except
+  ! pvec_verlet_check (collective). A list is stale after pvec_map, pvec_sort (when rows moved),
+  ! pvec_ghost_get without PVEC_GHOST_REUSE_PLAN and any change of the particles: the _get and
+  ! _arrays calls then give PVEC_ERROR_STATE until the list is rebuilt. Arrays obtained from a
+  ! list are valid until it is rebuilt or destroyed. Rows in the arrays are 0-based C values:
+  ! Fortran particle index = row + 1.
+  ! ================================================================================================
+
+  !> Build a cell list of vec's rows for cutoff (cells at least cutoff / cells_per_cutoff wide,
+  !> cells_per_cutoff in 1..8, default 1). flags: PVEC_ON_DEVICE, PVEC_CELLS_GHOSTS (include the
+  !> ghosts). Errors: PVEC_ERROR_INVALID_ARGUMENT (cutoff not positive and finite or above the
+  !> ghost width, cells_per_cutoff out of range, unknown flags, a NaN position),
+  !> PVEC_ERROR_NOT_SUPPORTED (dim 4), PVEC_ERROR_INVALID_HANDLE, OUT_OF_MEMORY, CUDA.
+  subroutine pvec_cell_list_create(vec, cutoff, list, cells_per_cutoff, flags, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    real(c_double), intent(in) :: cutoff
+    type(pvec_cell_list), intent(out) :: list
+    integer, intent(in), optional :: cells_per_cutoff, flags
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: k, f
+    type(c_ptr) :: h
+    k = 1
+    if (present(cells_per_cutoff)) k = int(cells_per_cutoff, c_int)
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    h = c_null_ptr
+    list%h = c_null_ptr
+    k = c_pvec_cell_list_create(vec%h, cutoff, k, f, h)
+    if (k == PVEC_SUCCESS) list%h = h
+    call finish_c(k, stat, errmsg)
+  end subroutine pvec_cell_list_create
+
+  !> Rebuild the list from the vector's rows as they are now (same cutoff and flags).
+  subroutine pvec_cell_list_build(list, stat, errmsg)
+    type(pvec_cell_list), intent(in) :: list
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_cell_list_build(list%h), stat, errmsg)
+  end subroutine pvec_cell_list_build
+
+  !> The list's geometry and array pointers. PVEC_ERROR_STATE when stale.
+  subroutine pvec_cell_list_get(list, info, stat, errmsg)
+    type(pvec_cell_list), intent(in) :: list
+    type(pvec_cell_list_info), intent(out) :: info
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    info%struct_size = c_sizeof(info)
+    call finish_c(c_pvec_cell_list_get(list%h, info), stat, errmsg)
+  end subroutine pvec_cell_list_get
+
+  !> Free the list; list becomes the NULL handle.
+  subroutine pvec_cell_list_destroy(list, stat, errmsg)
+    type(pvec_cell_list), intent(inout) :: list
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: st
+    st = c_pvec_cell_list_destroy(list%h)
+    if (st == PVEC_SUCCESS) list%h = c_null_ptr
+    call finish_c(st, stat, errmsg)
+  end subroutine pvec_cell_list_destroy
+
+  !> The arrays of a cell list built on the host mirror, as Fortran pointers (no copy):
+  !> cell_offsets(1:ncells+1), cell_particles(1:n_entries), local_offsets(1:ncells+1), holding
+  !> C's 0-based values. The rows of 0-based cell c are
+  !>   do e = cell_offsets(c+1) + 1, cell_offsets(c+2);  i = cell_particles(e) + 1
+  !> A list whose arrays are CUDA memory (info%on_device /= 0: built with PVEC_ON_DEVICE on the
+  !> CUDA backend) gives PVEC_ERROR_INVALID_ARGUMENT: use the type(c_ptr) fields of
+  !> pvec_cell_list_get in CUDA Fortran or OpenACC. A stale list gives STATE.
+  subroutine pvec_cell_list_arrays(list, cell_offsets, cell_particles, local_offsets, info, &
+                                   stat, errmsg)
+    type(pvec_cell_list), intent(in) :: list
+    integer(c_int32_t), pointer, intent(out) :: cell_offsets(:), cell_particles(:)
+    integer(c_int32_t), pointer, intent(out), optional :: local_offsets(:)
+    type(pvec_cell_list_info), intent(out), optional :: info
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    type(pvec_cell_list_info) :: i
+    integer(c_int) :: st
+    integer(c_int32_t), pointer, save :: none(:) => null()
+    cell_offsets => null()
+    cell_particles => null()
+    if (present(local_offsets)) local_offsets => null()
+    i%struct_size = c_sizeof(i)
+    st = c_pvec_cell_list_get(list%h, i)
+    if (present(info)) info = i
+    if (st /= PVEC_SUCCESS) then
+      call finish_c(st, stat, errmsg)
+      return
+    end if
+    if (i%on_device /= 0) then
+      call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_cell_list_arrays: the arrays are CUDA '// &
+                    'memory: use the device pointers of pvec_cell_list_get', &
+                    stat, errmsg)
+      return
+    end if
+    call c_f_pointer(i%cell_offsets, cell_offsets, [i%ncells + 1])
+    if (i%n_entries > 0) then
+      call c_f_pointer(i%cell_particles, cell_particles, [i%n_entries])
+    else  ! no rows: the C pointer may be NULL
+      if (.not. associated(none)) allocate (none(0))
+      cell_particles => none
+    end if
+    if (present(local_offsets)) call c_f_pointer(i%local_offsets, local_offsets, [i%ncells + 1])
+    call finish_c(st, stat, errmsg)
+  end subroutine pvec_cell_list_arrays
+
+  !> Reorder the local particles by cells of width cell_width (every property and the
+  !> positions, stably) on the host mirror (flags PVEC_ON_DEVICE: the device mirror);
+  !> PVEC_SORT_MORTON: Z-order of cells; PVEC_SORT_BOTH_MIRRORS: permute the other mirror too.
+  !> moved = .true. when rows moved (views and lists are then stale, the ghost plan is
+  !> forgotten), .false. when already in cell order. Local. Errors: PVEC_ERROR_INVALID_ARGUMENT
+  !> (cell_width not positive and finite, unknown flags, a NaN position), NOT_SUPPORTED; the
+  !> vector is unchanged then.
+  subroutine pvec_sort(vec, cell_width, flags, moved, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    real(c_double), intent(in) :: cell_width
+    integer, intent(in), optional :: flags
+    logical, intent(out), optional :: moved
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int), target :: m
+    integer(c_int) :: f, st
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    m = 0
+    st = c_pvec_sort(vec%h, cell_width, f, c_loc(m))
+    if (present(moved)) moved = m /= 0
+    call finish_c(st, stat, errmsg)
+  end subroutine pvec_sort
+
+  !> Build a Verlet list of the local particles over local and ghost rows: the pairs closer
+  !> than cutoff + skin (at most the ghost width), from cells_per_cutoff (default 1) cells per
+  !> cutoff + skin. flags: PVEC_ON_DEVICE, PVEC_VERLET_HALF (each pair once). Errors:
+  !> PVEC_ERROR_INVALID_ARGUMENT (cutoff not positive, skin negative, cutoff + skin above the
+  !> ghost width, unknown flags, a NaN position), STATE (a half list whose ghosts do not come from
+  !> the last valid ghost plan), NOT_SUPPORTED, INVALID_HANDLE, OUT_OF_MEMORY, CUDA.
+  subroutine pvec_verlet_create(vec, cutoff, skin, list, cells_per_cutoff, flags, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    real(c_double), intent(in) :: cutoff, skin
+    type(pvec_verlet), intent(out) :: list
+    integer, intent(in), optional :: cells_per_cutoff, flags
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: k, f
+    type(c_ptr) :: h
+    k = 1
+    if (present(cells_per_cutoff)) k = int(cells_per_cutoff, c_int)
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    h = c_null_ptr
+    list%h = c_null_ptr
+    k = c_pvec_verlet_create(vec%h, cutoff, skin, k, f, h)
+    if (k == PVEC_SUCCESS) list%h = h
+    call finish_c(k, stat, errmsg)
+  end subroutine pvec_verlet_create
+
+  !> Rebuild from the rows as they are now; the positions become check's new reference.
+  subroutine pvec_verlet_build(list, stat, errmsg)
+    type(pvec_verlet), intent(in) :: list
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_verlet_build(list%h), stat, errmsg)
+  end subroutine pvec_verlet_build
+
+  !> The list's sizes and array pointers. PVEC_ERROR_STATE when stale.
+  subroutine pvec_verlet_get(list, info, stat, errmsg)
+    type(pvec_verlet), intent(in) :: list
+    type(pvec_verlet_info), intent(out) :: info
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    info%struct_size = c_sizeof(info)
+    call finish_c(c_pvec_verlet_get(list%h, info), stat, errmsg)
+  end subroutine pvec_verlet_get
+
+  !> rebuild = .true. when some local particle on some rank moved more than skin / 2 since the
+  !> build, or the list is stale. Collective: the same answer on every rank.
+  subroutine pvec_verlet_check(list, rebuild, stat, errmsg)
+    type(pvec_verlet), intent(in) :: list
+    logical, intent(out) :: rebuild
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: r, st
+    r = 0
+    st = c_pvec_verlet_check(list%h, r)
+    rebuild = r /= 0
+    call finish_c(st, stat, errmsg)
+  end subroutine pvec_verlet_check
+
+  !> Free the list; list becomes the NULL handle.
+  subroutine pvec_verlet_destroy(list, stat, errmsg)
+    type(pvec_verlet), intent(inout) :: list
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: st
+    st = c_pvec_verlet_destroy(list%h)
+    if (st == PVEC_SUCCESS) list%h = c_null_ptr
+    call finish_c(st, stat, errmsg)
+  end subroutine pvec_verlet_destroy
+
+  !> The arrays of a Verlet list built on the host mirror, as Fortran pointers (no copy):
+  !> offsets(1:n+1) (int64) and neighbors(1:n_pairs) (int32), holding C's 0-based values.
+  !> The neighbours of (1-based) local particle i:
+  !>   do e = offsets(i) + 1, offsets(i+1);  j = neighbors(e) + 1;  ...  end do
+  !> (j > n_local: a ghost). A list whose arrays are CUDA memory (info%on_device /= 0: built
+  !> with PVEC_ON_DEVICE on the CUDA backend) gives PVEC_ERROR_INVALID_ARGUMENT: use the
+  !> type(c_ptr) fields of pvec_verlet_get. A stale list gives STATE.
+  subroutine pvec_verlet_arrays(list, offsets, neighbors, info, stat, errmsg)
+    type(pvec_verlet), intent(in) :: list
+    integer(c_int64_t), pointer, intent(out) :: offsets(:)
+    integer(c_int32_t), pointer, intent(out) :: neighbors(:)
+    type(pvec_verlet_info), intent(out), optional :: info
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    type(pvec_verlet_info) :: i
+    integer(c_int) :: st
+    integer(c_int32_t), pointer, save :: none(:) => null()
+    offsets => null()
+    neighbors => null()
+    i%struct_size = c_sizeof(i)
+    st = c_pvec_verlet_get(list%h, i)
+    if (present(info)) info = i
+    if (st /= PVEC_SUCCESS) then
+      call finish_c(st, stat, errmsg)
+      return
+    end if
+    if (i%on_device /= 0) then
+      call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_verlet_arrays: the arrays are CUDA '// &
+                    'memory: use the device pointers of pvec_verlet_get', &
+                    stat, errmsg)
+      return
+    end if
+    call c_f_pointer(i%offsets, offsets, [i%n + 1])
+    if (i%n_pairs > 0) then
+      call c_f_pointer(i%neighbors, neighbors, [i%n_pairs])
+    else  ! no pairs: the C pointer may be NULL
+      if (.not. associated(none)) allocate (none(0))
+      neighbors => none
+    end if
+    call finish_c(st, stat, errmsg)
+  end subroutine pvec_verlet_arrays
 
 end module pvec

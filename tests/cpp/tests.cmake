@@ -1,7 +1,7 @@
-# Tests of the header-only C++ layer (include/pvec.hpp, include/pvec_view.hpp).
+# Tests of the header-only C++ layer (include/pvec.hpp, pvec_view.hpp, pvec_neighbors_raii.hpp).
 set(_cpp ${CMAKE_CURRENT_LIST_DIR})
 pvec_add_test(cpp_hpp
-              SOURCES ${_cpp}/test_hpp_raii.cpp ${_cpp}/test_hpp_views.cpp
+              SOURCES ${_cpp}/test_hpp_raii.cpp ${_cpp}/test_hpp_views.cpp ${_cpp}/test_hpp_neighbors.cpp
                       ${_cpp}/strict_header.cpp
               RANKS 1
               LABELS cpp)

@@ -16,7 +16,8 @@ The C functions themselves, structs and enums are in :mod:`pvec.capi`.
 
 from . import capi
 from .capi import (MAX_DIM, MAX_NAME, MAX_RANK, POS, Backend, Boundary, DType, Error,
-                   Flags, HostMemory, OutOfRangeError, Placement, PropertyKeyError, ReduceOp,
+                   Flags, HostMemory, NeighborFlags, OutOfRangeError, Placement,
+                   PropertyKeyError, ReduceOp,
                    StaleViewError, Status, Transport)
 from ._runtime import (MemoryStats, cuda_device_count, dtype_name, dtype_size, finalize, init,
                        initialized, memory_stats, numpy_dtype, status_string, to_dtype,
@@ -25,6 +26,7 @@ from ._io import checkpoint, checkpoint_info, has_hdf5, restart
 from ._schema import PropertyInfo, Schema
 from ._vector import Layout, OpStats, Vector
 from ._views import PropertyView
+from ._neighbors import CellList, ListArray, VerletList
 
 __version__ = "0.1.0"
 
@@ -36,4 +38,5 @@ __all__ = [
     "dtype_name", "dtype_size", "finalize", "init", "initialized", "memory_stats",
     "numpy_dtype", "status_string", "to_dtype", "version", "version_number",
     "checkpoint", "checkpoint_info", "has_hdf5", "restart",
+    "CellList", "ListArray", "NeighborFlags", "VerletList",
 ]

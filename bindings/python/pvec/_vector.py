@@ -524,6 +524,50 @@ class Vector:
         arr, count = self._props(props)
         call("pvec_ghost_put", self._h(), arr, count, int(_lookup(_OPS, op, "op")), int(f))
 
+    # ---- neighbour search (section 10 of pvec.h; docs/python.md) --------------------------
+    def cell_list(self, cutoff, cells_per_cutoff=1, ghosts=False, on_device=False):
+        """A :class:`pvec.CellList` of this vector's rows for cutoff (cells at least
+        cutoff / cells_per_cutoff wide, cells_per_cutoff in 1..8): local rows, plus the ghosts
+        with ghosts=True; built on the device mirror with on_device=True. Local. Raises
+        :class:`pvec.Error` INVALID_ARGUMENT (cutoff not positive and finite or above the ghost
+        width, cells_per_cutoff out of range, a NaN or infinite position), NOT_SUPPORTED
+        (dim 4)."""
+        from ._neighbors import CellList
+
+        return CellList(self, cutoff, cells_per_cutoff, ghosts, on_device)
+
+    def verlet_list(self, cutoff, skin, half=False, on_device=False, cells_per_cutoff=1):
+        """A :class:`pvec.VerletList` of the local particles over local and ghost rows: the
+        pairs closer than cutoff + skin (at most the ghost width); half=True holds each pair
+        once. Local. Raises :class:`pvec.Error` INVALID_ARGUMENT (cutoff not positive, skin
+        negative, cutoff + skin above the ghost width, a NaN position, ...), STATE (a half list
+        whose ghosts do not come from the last valid ghost plan)."""
+        from ._neighbors import VerletList
+
+        return VerletList(self, cutoff, skin, half, on_device, cells_per_cutoff)
+
+    def sort(self, cell_width, morton=False, on_device=False, both_mirrors=False):
+        """Reorder the local particles (every property and the positions, stably) by cells of
+        width cell_width on the host mirror (on_device=True: the device mirror); morton=True
+        orders the cells along a Z-order curve; both_mirrors=True permutes the other mirror
+        too. Returns True when rows moved: views and lists are then stale and the ghost plan
+        is forgotten (the next ghost_get builds one); False when already in cell order
+        (nothing invalidated). Local, not collective. Raises :class:`pvec.Error`
+        INVALID_ARGUMENT (cell_width not positive and finite, a NaN position), NOT_SUPPORTED;
+        the vector is unchanged then."""
+        from .capi import NeighborFlags
+
+        f = NeighborFlags(0)
+        if morton:
+            f |= NeighborFlags.SORT_MORTON
+        if both_mirrors:
+            f |= NeighborFlags.SORT_BOTH_MIRRORS
+        if on_device:
+            f |= int(Flags.ON_DEVICE)
+        moved = ctypes.c_int()
+        call("pvec_sort", self._h(), float(cell_width), int(f), ctypes.byref(moved))
+        return bool(moved.value)
+
     def last_op_stats(self):
         """:class:`OpStats` (pvec_last_op_stats) of the last map, ghost_get or ghost_put on
         this vector: compute_seconds and exchange_seconds (wall time), bytes_sent/received,

@@ -4,7 +4,8 @@ tests/test_abi.py checks every name, type, value and offset here against the ABI
 description abi/pvec_abi.json (see abi/README.md) and the C dumper generated from it.
 
 Everything here mirrors pvec.h one to one: the constants, the enums (as IntEnum), the
-extensible structs (VectorDesc, Layout, MemoryStats, OpStats, field for field) and a prototype for
+extensible structs (VectorDesc, Layout, MemoryStats, OpStats, CellListInfo, VerletInfo, field
+for field) and a prototype for
 every exported function. The Pythonic layer (pvec._vector, pvec._views) only calls the
 functions through :func:`lib`, and turns a non-zero status into :class:`Error` with
 :func:`check`.
@@ -132,6 +133,16 @@ class Flags(enum.IntFlag):
     GHOST_REUSE_PLAN = 1 << 3
 
 
+class NeighborFlags(enum.IntFlag):
+    """Flags of section 10 (neighbour search), or-ed with Flags.ON_DEVICE."""
+
+    NONE = 0
+    CELLS_GHOSTS = 1 << 5
+    SORT_MORTON = 1 << 6
+    SORT_BOTH_MIRRORS = 1 << 7
+    VERLET_HALF = 1 << 8
+
+
 # ---- Structs ------------------------------------------------------------------------------
 class VectorDesc(ctypes.Structure):
     """pvec_vector_desc. Fill with :func:`vector_desc` (calls pvec_vector_desc_init)."""
@@ -206,10 +217,51 @@ class OpStats(ctypes.Structure):
     ]
 
 
+class CellListInfo(ctypes.Structure):
+    """pvec_cell_list_info: a cell list's geometry and arrays (pvec_cell_list_get)."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("dim", ctypes.c_int),
+        ("span", ctypes.c_int),
+        ("on_device", ctypes.c_int),
+        ("sorted", ctypes.c_int),
+        ("cutoff", ctypes.c_double),
+        ("origin", ctypes.c_double * 3),
+        ("width", ctypes.c_double * 3),
+        ("inv_width", ctypes.c_double * 3),
+        ("dims", ctypes.c_int64 * 3),
+        ("ncells", ctypes.c_int64),
+        ("n_local", ctypes.c_int64),
+        ("n_entries", ctypes.c_int64),
+        ("cell_offsets", ctypes.POINTER(ctypes.c_int32)),
+        ("cell_particles", ctypes.POINTER(ctypes.c_int32)),
+        ("local_offsets", ctypes.POINTER(ctypes.c_int32)),
+    ]
+
+
+class VerletInfo(ctypes.Structure):
+    """pvec_verlet_info: a Verlet list's CSR arrays (pvec_verlet_get)."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("half", ctypes.c_int),
+        ("on_device", ctypes.c_int),
+        ("cutoff", ctypes.c_double),
+        ("skin", ctypes.c_double),
+        ("n", ctypes.c_int64),
+        ("n_pairs", ctypes.c_int64),
+        ("offsets", ctypes.POINTER(ctypes.c_int64)),
+        ("neighbors", ctypes.POINTER(ctypes.c_int32)),
+    ]
+
+
 # Sizes of the first layouts of the versioned structs: the smallest struct_size pvec accepts.
 VECTOR_DESC_SIZE_V1 = VectorDesc.comm_f.offset + ctypes.sizeof(ctypes.c_int64)
 LAYOUT_SIZE_V1 = Layout.device_ptr.offset + ctypes.sizeof(ctypes.c_void_p)
 MEMORY_STATS_SIZE_V1 = MemoryStats.device_allocs.offset + ctypes.sizeof(ctypes.c_int64)
+CELL_LIST_INFO_SIZE_V1 = CellListInfo.local_offsets.offset + ctypes.sizeof(ctypes.c_void_p)
+VERLET_INFO_SIZE_V1 = VerletInfo.neighbors.offset + ctypes.sizeof(ctypes.c_void_p)
 
 
 # ---- Prototypes: every PVEC_API function of pvec.h ---------------------------------------
@@ -304,6 +356,19 @@ PROTOTYPES = {
                                        _c_i64_p, _c_dbl_p]),
     "pvec_restart": (_st, [ctypes.c_char_p, ctypes.POINTER(VectorDesc), _handle, ctypes.c_uint,
                            _handle_p]),
+    # 10. neighbour search (pvec_cell_list_t, pvec_verlet_t: opaque handles)
+    "pvec_cell_list_create": (_st, [_handle, ctypes.c_double, ctypes.c_int, ctypes.c_uint,
+                                    _handle_p]),
+    "pvec_cell_list_build": (_st, [_handle]),
+    "pvec_cell_list_get": (_st, [_handle, ctypes.POINTER(CellListInfo)]),
+    "pvec_cell_list_destroy": (_st, [_handle]),
+    "pvec_sort": (_st, [_handle, ctypes.c_double, ctypes.c_uint, _c_int_p]),
+    "pvec_verlet_create": (_st, [_handle, ctypes.c_double, ctypes.c_double, ctypes.c_int,
+                                 ctypes.c_uint, _handle_p]),
+    "pvec_verlet_build": (_st, [_handle]),
+    "pvec_verlet_get": (_st, [_handle, ctypes.POINTER(VerletInfo)]),
+    "pvec_verlet_check": (_st, [_handle, _c_int_p]),
+    "pvec_verlet_destroy": (_st, [_handle]),
 }
 
 
@@ -381,6 +446,12 @@ _PYTHON_WORDS = [
     ("PVEC_GHOST_SKIP_POSITIONS", "skip_positions=True"),
     ("PVEC_GHOST_REUSE_PLAN", "reuse_plan=True"),
     ("PVEC_ON_DEVICE", "on_device=True"),
+    ("PVEC_CELLS_GHOSTS", "ghosts=True"),
+    ("PVEC_SORT_MORTON", "morton=True"),
+    ("PVEC_SORT_BOTH_MIRRORS", "both_mirrors=True"),
+    ("PVEC_VERLET_HALF", "half=True"),
+    ("call pvec_verlet_build", "call .build()"),
+    ("call pvec_cell_list_build", "call .build()"),
     ("PVEC_POS = -1 for positions", "'pos' (pvec.POS) for the positions"),
 ]
 

@@ -35,15 +35,19 @@ ENUMS = {
     "enum PVEC_ON_DEVICE": (capi.Flags, r"PVEC_"),
     "pvec_reduce_op": (capi.ReduceOp, r"PVEC_REDUCE_"),
     "pvec_transport": (capi.Transport, r"PVEC_TRANSPORT_"),
+    "enum PVEC_CELLS_GHOSTS": (capi.NeighborFlags, r"PVEC_"),
 }
 # Members of the Python enums that are not values of the header.
-PYTHON_ONLY_MEMBERS = {capi.Flags: {"NONE"}}  # Python's empty set of flags
+PYTHON_ONLY_MEMBERS = {capi.Flags: {"NONE"},  # Python's empty set of flags
+                       capi.NeighborFlags: {"NONE"}}
 
 STRUCTS = {
     "pvec_vector_desc": capi.VectorDesc,
     "pvec_layout": capi.Layout,
     "pvec_memory_stats": capi.MemoryStats,
     "pvec_op_stats": capi.OpStats,
+    "pvec_cell_list_info": capi.CellListInfo,
+    "pvec_verlet_info": capi.VerletInfo,
 }
 
 # C scalar types of pvec.h -> (ctypes type, how capi.py may spell it).

@@ -171,3 +171,67 @@ def test_numba_kernel_writes_through_cai(vec):
     vec.device_to_host(["vector"])
     s = np.arange(100, dtype=np.float32)
     np.testing.assert_array_equal(vec["vector"].numpy(), [s, 100.0 - s])
+
+
+# ---- Neighbour search on the device mirror ----------------------------------------------------
+@pytest.fixture
+def box():
+    v = pvec.Vector(dim=3, domain=(0.0, 1.0), periodic=True, ghost=0.25, n=400,
+                    placement="local", schema=[("id", np.int64)], backend="cuda")
+    v.pos[...] = np.random.default_rng(5).random((3, 400))
+    v.host_to_device()
+    v.map(on_device=True)
+    v.ghost_get(on_device=True)
+    v.device_to_host()
+    yield v
+    v.destroy()
+
+
+def _device_vs_host(box, make):
+    """(device list, host list) built by make(on_device)."""
+    return make(True), make(False)
+
+
+def test_device_verlet_list_is_cuda_memory_and_equals_the_host_list(box):
+    dev, host = _device_vs_host(box, lambda d: box.verlet_list(0.15, 0.05, on_device=d))
+    assert dev.on_device and not host.on_device
+    nbr = dev.neighbors
+    assert isinstance(nbr, pvec.ListArray)
+    cai = nbr.__cuda_array_interface__
+    assert cai["shape"] == (dev.n_pairs,) and cai["typestr"] == "<i4"
+    assert cai["data"][1] is True  # read-only
+    assert dev.offsets.__cuda_array_interface__["typestr"] == "<i8"
+    assert nbr.__dlpack_device__()[0] == _dlpack.kDLCUDA
+    with pytest.raises(TypeError, match="CUDA device memory"):
+        np.asarray(nbr)
+    cp = pytest.importorskip("cupy")
+    off_d, nbr_d = cp.asnumpy(cp.asarray(dev.offsets)), cp.asnumpy(cp.from_dlpack(nbr))
+    np.testing.assert_array_equal(off_d, host.offsets)
+    for i in range(box.size):  # same sets (the order within a row is deterministic too)
+        np.testing.assert_array_equal(np.sort(nbr_d[off_d[i]:off_d[i + 1]]),
+                                      np.sort(host.neighbors[off_d[i]:off_d[i + 1]]))
+
+
+def test_device_cell_list_and_sort(box):
+    cl = box.cell_list(0.2, ghosts=True, on_device=True)
+    assert cl.on_device and isinstance(cl.cell_particles, pvec.ListArray)
+    assert cl.dims == box.cell_list(0.2, ghosts=True).dims
+    assert box.sort(0.2, on_device=True) is True
+    assert cl.is_stale
+    with pytest.raises(pvec.StaleViewError):
+        cl.cell_offsets
+    box.ghost_get(on_device=True)
+    cl.build()
+    assert cl.sorted
+    cp = pytest.importorskip("cupy")
+    cp_rows = cp.asnumpy(cp.asarray(cl.cell_particles))
+    np.testing.assert_array_equal(cp_rows[:box.size], np.arange(box.size))
+
+
+def test_device_check_reads_device_positions(box):
+    nl = box.verlet_list(0.1, 0.04, on_device=True)
+    assert nl.check() is False
+    box.pos[0, 0] += 0.03  # host only: the device list does not see it
+    assert nl.check() is False
+    box.host_to_device(["pos"])
+    assert nl.check() is True
