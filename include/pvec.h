@@ -854,7 +854,9 @@ typedef struct pvec_verlet_s* pvec_verlet_t;
  *  the first local_offsets[c+1] - local_offsets[c] of them are local. When sorted != 0 the
  *  local rows are in cell order: the locals of cell c are exactly rows
  *  local_offsets[c] .. local_offsets[c+1]-1, so a kernel over a sorted vector needs no
- *  indirection for them (after pvec_sort, until the rows change). All particles within the
+ *  indirection for them (after a row-major pvec_sort, without PVEC_SORT_MORTON, with a cell
+ *  width that gives the same cells, until the rows change; a Morton-sorted vector is near in
+ *  memory but not in this list's row-major cell order, so sorted is 0 there). All particles within the
  *  cutoff of a particle in cell c are in the cells within +-span of c in every dimension. */
 typedef struct pvec_cell_list_info {
   size_t struct_size;   /**< set by the caller: sizeof(pvec_cell_list_info) */
@@ -875,7 +877,11 @@ typedef struct pvec_cell_list_info {
   const int32_t* local_offsets;  /**< ncells + 1: exclusive scan of each cell's local count */
 } pvec_cell_list_info;
 
-#define PVEC_CELL_LIST_INFO_INIT {sizeof(pvec_cell_list_info)}
+#define PVEC_CELL_LIST_INFO_INIT                                                              \
+  {                                                                                           \
+    sizeof(pvec_cell_list_info), 0, 0, 0, 0, 0.0, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0, \
+        0, 0, NULL, NULL, NULL                                                                \
+  }
 #define PVEC_CELL_LIST_INFO_SIZE_V1 (offsetof(pvec_cell_list_info, local_offsets) + sizeof(void*))
 
 /** Build a cell list of vec's rows for a cutoff (cells at least cutoff / cells_per_cutoff
@@ -944,7 +950,8 @@ typedef struct pvec_verlet_info {
   const int32_t* neighbors; /**< n_pairs */
 } pvec_verlet_info;
 
-#define PVEC_VERLET_INFO_INIT {sizeof(pvec_verlet_info)}
+#define PVEC_VERLET_INFO_INIT \
+  { sizeof(pvec_verlet_info), 0, 0, 0.0, 0.0, 0, 0, NULL, NULL }
 #define PVEC_VERLET_INFO_SIZE_V1 (offsetof(pvec_verlet_info, neighbors) + sizeof(void*))
 
 /** Build a Verlet list of vec's local particles over its local and ghost rows, for pairs
