@@ -152,12 +152,15 @@ namespace pvec::impl {
 
 namespace {
 
-// One pass on exec's side: one warp per cell on the device, one iteration per particle on
-// the host (the same arrays either way).
+// One pass on exec's side, one iteration per particle, or on the device for a full list of
+// one cell per cutoff one warp per cell (the same arrays either way). Measured on the H200
+// (docs/performance.md): the warp form is faster for full lists of span 1; for half lists,
+// whose per-particle form skips the locals of the lower half of the stencil, and for span 2,
+// whose cells hold too few particles to share a warp's candidates, the per-particle form is.
 template <class T, int DIM, bool HALF, bool FILL>
 void verlet_pass(const Exec& ex, int64_t n, const VerletPass<T, DIM, HALF, FILL>& p) {
 #if defined(__CUDACC__)
-  if (ex.on_device && verlet_warp_pass(p, ex.stream)) return;
+  if (ex.on_device && !HALF && p.g.span == 1 && verlet_warp_pass(p, ex.stream)) return;
 #endif
   for_each(ex, n, p);
 }

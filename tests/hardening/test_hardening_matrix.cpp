@@ -882,6 +882,70 @@ std::vector<Row> build_rows(Ctx& c) {
     pvec_vector_t out = nullptr;
     return pvec_restart("hardening_no_such.h5", &d, x.schema, 1, &out);
   });
+
+  // ---- Neighbour search (section 10): bad vectors, bad lists, bad arguments. ----
+  static pvec_cell_list_t cl_out;
+  static pvec_verlet_t vl_out;
+  static pvec_cell_list_info cl_info;
+  static pvec_verlet_info vl_info;
+  cl_info = PVEC_CELL_LIST_INFO_INIT;
+  vl_info = PVEC_VERLET_INFO_INIT;
+  for (const auto& h : bad_vector_handles()) {
+    add("pvec_cell_list_create", h.first, HANDLE,
+        [h](Ctx& x) { return pvec_cell_list_create(h.second(x), 0.1, 1, 0, &cl_out); });
+    add("pvec_sort", h.first, HANDLE, [h](Ctx& x) { return pvec_sort(h.second(x), 0.1, 0, &i); });
+    add("pvec_verlet_create", h.first, HANDLE,
+        [h](Ctx& x) { return pvec_verlet_create(h.second(x), 0.1, 0.0, 1, 0, &vl_out); });
+  }
+  const pvec_cell_list_t no_cl = nullptr, bogus_cl = reinterpret_cast<pvec_cell_list_t>(0x7777);
+  const pvec_verlet_t no_vl = nullptr, bogus_vl = reinterpret_cast<pvec_verlet_t>(0x7777);
+  for (pvec_cell_list_t l : {no_cl, bogus_cl}) {
+    const std::string w = l ? "handle 0x7777" : "NULL handle";
+    add("pvec_cell_list_build", w, HANDLE, [l](Ctx&) { return pvec_cell_list_build(l); });
+    add("pvec_cell_list_get", w, HANDLE, [l](Ctx&) { return pvec_cell_list_get(l, &cl_info); });
+    add("pvec_cell_list_destroy", w, HANDLE, [l](Ctx&) { return pvec_cell_list_destroy(l); });
+  }
+  for (pvec_verlet_t l : {no_vl, bogus_vl}) {
+    const std::string w = l ? "handle 0x7777" : "NULL handle";
+    add("pvec_verlet_build", w, HANDLE, [l](Ctx&) { return pvec_verlet_build(l); });
+    add("pvec_verlet_get", w, HANDLE, [l](Ctx&) { return pvec_verlet_get(l, &vl_info); });
+    add("pvec_verlet_check", w, HANDLE, [l](Ctx&) { return pvec_verlet_check(l, &i); });
+    add("pvec_verlet_destroy", w, HANDLE, [l](Ctx&) { return pvec_verlet_destroy(l); });
+  }
+  for (double cut : {0.0, -1.0, nan, 0.5}) {
+    const std::string w = "cutoff " + std::to_string(cut);
+    add("pvec_cell_list_create", w, IA,
+        [cut](Ctx& x) { return pvec_cell_list_create(x.witness.get(), cut, 1, 0, &cl_out); });
+    add("pvec_verlet_create", w, IA,
+        [cut](Ctx& x) { return pvec_verlet_create(x.witness.get(), cut, 0.0, 1, 0, &vl_out); });
+    if (!(cut > 0) || cut != cut)
+      add("pvec_sort", "cell width " + std::to_string(cut), IA,
+          [cut](Ctx& x) { return pvec_sort(x.witness.get(), cut, 0, nullptr); });
+  }
+  add("pvec_cell_list_create", "cells_per_cutoff 0", IA,
+      [](Ctx& x) { return pvec_cell_list_create(x.witness.get(), 0.1, 0, 0, &cl_out); });
+  add("pvec_cell_list_create", "flags 1<<20", IA,
+      [](Ctx& x) { return pvec_cell_list_create(x.witness.get(), 0.1, 1, 1u << 20, &cl_out); });
+  add("pvec_cell_list_create", "out NULL", IA,
+      [](Ctx& x) { return pvec_cell_list_create(x.witness.get(), 0.1, 1, 0, nullptr); });
+  add("pvec_sort", "flags 1<<20", IA,
+      [](Ctx& x) { return pvec_sort(x.witness.get(), 0.1, 1u << 20, nullptr); });
+  add("pvec_verlet_create", "skin -0.01", IA,
+      [](Ctx& x) { return pvec_verlet_create(x.witness.get(), 0.1, -0.01, 1, 0, &vl_out); });
+  add("pvec_verlet_create", "skin NaN", IA,
+      [nan](Ctx& x) { return pvec_verlet_create(x.witness.get(), 0.1, nan, 1, 0, &vl_out); });
+  add("pvec_verlet_create", "cutoff + skin above the ghost width", IA,
+      [](Ctx& x) { return pvec_verlet_create(x.witness.get(), 0.1, 0.1, 1, 0, &vl_out); });
+  add("pvec_verlet_create", "cells_per_cutoff 9", IA,
+      [](Ctx& x) { return pvec_verlet_create(x.witness.get(), 0.1, 0.0, 9, 0, &vl_out); });
+  add("pvec_verlet_create", "flags 1<<20", IA,
+      [](Ctx& x) { return pvec_verlet_create(x.witness.get(), 0.1, 0.0, 1, 1u << 20, &vl_out); });
+  add("pvec_verlet_create", "out NULL", IA,
+      [](Ctx& x) { return pvec_verlet_create(x.witness.get(), 0.1, 0.0, 1, 0, nullptr); });
+  add("pvec_cell_list_create", "NaN position", IA,
+      [](Ctx& x) { return pvec_cell_list_create(x.out_nan.get(), 0.1, 1, 0, &cl_out); });
+  add("pvec_sort", "Inf position", IA,
+      [](Ctx& x) { return pvec_sort(x.out_inf.get(), 0.1, 0, nullptr); });
   return rows;
 }
 

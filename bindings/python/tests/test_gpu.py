@@ -224,8 +224,15 @@ def test_device_cell_list_and_sort(box):
     cl.build()
     assert cl.sorted
     cp = pytest.importorskip("cupy")
-    cp_rows = cp.asnumpy(cp.asarray(cl.cell_particles))
-    np.testing.assert_array_equal(cp_rows[:box.size], np.arange(box.size))
+    rows = cp.asnumpy(cp.asarray(cl.cell_particles))
+    off = cp.asnumpy(cp.asarray(cl.cell_offsets))
+    loc = cp.asnumpy(cp.asarray(cl.local_offsets))
+    # Sorted: the locals of cell c (first in the cell, before its ghosts) are exactly rows
+    # local_offsets[c] .. local_offsets[c+1]-1.
+    for c in range(len(off) - 1):
+        k = loc[c + 1] - loc[c]
+        np.testing.assert_array_equal(rows[off[c]:off[c] + k], np.arange(loc[c], loc[c + 1]))
+    assert loc[-1] == box.size
 
 
 def test_device_check_reads_device_positions(box):
