@@ -567,6 +567,7 @@ CheckpointInfo read_info(hid_t file, const std::string& path) {
   if (sum != info.n_global)
     fail(PVEC_ERROR_IO, "'", path, "': /rank_counts adds up to ", sum, ", n_global is ",
          info.n_global);
+  info.rank_counts = std::move(counts);
   return info;
 }
 
@@ -661,7 +662,11 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
   const int64_t n = info.n_global / p + (r < info.n_global % p ? 1 : 0);
   const int64_t first = r * (info.n_global / p) + std::min<int64_t>(r, info.n_global % p);
   // Capacity for the rows without resize's zero fill: every row is read before it counts.
-  comm.agree("restart: allocating", [&] { v->reserve(n); });
+  // Restarting on the rank count that wrote the file, rank r most likely ends with the
+  // particles rank r wrote (the writer's map put them there): room for those too, so that
+  // map does not grow (and copy) every column when a few more arrive than were read.
+  const int64_t own = info.n_ranks == p ? info.rank_counts[r] : 0;
+  comm.agree("restart: allocating", [&] { v->reserve(std::max(n, own)); });
   ParticleSet& ps = v->mirrors();
   H5 dxpl = transfer_dxpl(H5FD_MPIO_INDEPENDENT);
   std::vector<unsigned char> stage;
