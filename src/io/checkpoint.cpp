@@ -10,6 +10,7 @@
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -31,6 +32,13 @@ class H5 {
   H5(const H5&) = delete;
   H5& operator=(const H5&) = delete;
   H5(H5&& o) noexcept : id_(o.id_), close_(o.close_) { o.id_ = -1; }
+  H5& operator=(H5&& o) noexcept {
+    if (this != &o) {
+      reset(o.id_, o.close_);
+      o.id_ = -1;
+    }
+    return *this;
+  }
   ~H5() { reset(); }
   void reset(hid_t id = -1, herr_t (*close)(hid_t) = nullptr) {
     if (id_ >= 0 && close_) close_(id_);
@@ -276,27 +284,48 @@ H5 mpio_fapl(MPI_Comm comm) {
   return fapl;
 }
 
-H5 collective_dxpl() {
+H5 transfer_dxpl(H5FD_mpio_xfer_t mode) {
   H5 dxpl(H5Pcreate(H5P_DATASET_XFER), H5Pclose);
-  H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE);
+  H5Pset_dxpl_mpio(dxpl, mode);
   return dxpl;
 }
 
-// Selects rows [first, first + count) of a dataset of dims d in fspace; the memory space of
-// those rows. count 0 selects nothing (every rank still takes part in the collective call).
-H5 select_rows(hid_t fspace, const std::vector<hsize_t>& d, int64_t first, int64_t count) {
+// Rows [first, first + count) of a dataset of dims d: selects them in fspace (a copy of the
+// dataset's space) and returns the memory space of count rows.
+H5 block_spaces(hid_t fspace, const std::vector<hsize_t>& d, int64_t first, int64_t count) {
   std::vector<hsize_t> start(d.size(), 0), cnt = d;
   start[0] = static_cast<hsize_t>(first);
   cnt[0] = static_cast<hsize_t>(count);
-  if (count == 0) {
-    H5Sselect_none(fspace);
-    hsize_t one = 1;
-    H5 m(H5Screate_simple(1, &one, nullptr), H5Sclose);
-    H5Sselect_none(m);
-    return H5(H5Scopy(m), H5Sclose);
-  }
   H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start.data(), nullptr, cnt.data(), nullptr);
   return H5(H5Screate_simple(static_cast<int>(cnt.size()), cnt.data(), nullptr), H5Sclose);
+}
+
+// The rows [0, n) of one column move between memory and rows [first, first + n) of a dataset
+// a staged block at a time (io/staging.hpp), each block one independent H5Dwrite/H5Dread:
+// every rank's rows are one contiguous range of the file, so collective buffering would only
+// add a copy through the aggregators, and independent calls let ranks with different counts
+// make different numbers of them. block(b0, count, buf) stages (before a write) or unstages
+// (after a read) rows [b0, b0 + count); direct: the column's own memory when it already is
+// the file's rows (then one call moves all n).
+template <class Block>
+bool move_rows(hid_t dset, bool write, hid_t mtype, hid_t dxpl, const std::vector<hsize_t>& d,
+               int64_t first, int64_t n, int64_t block_rows, unsigned char* direct,
+               std::vector<unsigned char>& stage, Block&& block) {
+  if (n == 0) return true;
+  H5 fspace(H5Dget_space(dset), H5Sclose);
+  if (!fspace.ok()) return false;
+  const int64_t step = direct ? n : block_rows;
+  for (int64_t b0 = 0; b0 < n; b0 += step) {
+    const int64_t count = std::min(step, n - b0);
+    unsigned char* buf = direct ? direct : stage.data();
+    if (!direct && write) block(b0, count, buf);
+    H5 mspace = block_spaces(fspace, d, first + b0, count);
+    const herr_t rc = write ? H5Dwrite(dset, mtype, mspace, fspace, dxpl, buf)
+                            : H5Dread(dset, mtype, mspace, fspace, dxpl, buf);
+    if (rc < 0) return false;
+    if (!direct && !write) block(b0, count, buf);
+  }
+  return true;
 }
 
 void check_names(const DistVector& v) {
@@ -331,9 +360,9 @@ void checkpoint_write(DistVector& v, const std::string& path, int64_t step, doub
       file.reset(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose);
       if (!file.ok()) fail_h5(tmp, "cannot create the checkpoint file");
     });
-    H5 dxpl = collective_dxpl();
-    std::vector<unsigned char> rows, scratch;
-    // Positions, then each property: stage (local), then one collective write.
+    H5 dxpl = transfer_dxpl(H5FD_MPIO_INDEPENDENT);
+    std::vector<unsigned char> stage, scratch;
+    // Positions, then each property: the dataset created collectively, then each rank's rows.
     H5 props_group;
     comm.agree("pvec_checkpoint_write: creating /properties", [&] {
       props_group.reset(H5Gcreate2(file, "properties", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
@@ -346,18 +375,23 @@ void checkpoint_write(DistVector& v, const std::string& path, int64_t step, doub
       std::vector<hsize_t> d =
           c == 0 ? std::vector<hsize_t>{static_cast<hsize_t>(total), static_cast<hsize_t>(v.dim())}
                  : dims_of(s, total);
-      comm.agree("pvec_checkpoint_write: staging the data",
-                 [&] { read_rows(ps, c, device, 0, rows, scratch); });
-      comm.agree("pvec_checkpoint_write: writing a dataset", [&] {
+      H5 dset;
+      comm.agree("pvec_checkpoint_write: creating a dataset", [&] {
         H5 fspace(H5Screate_simple(static_cast<int>(d.size()), d.data(), nullptr), H5Sclose);
-        H5 dset(H5Dcreate2(file, name.c_str(), file_type(s.dtype), fspace, H5P_DEFAULT, H5P_DEFAULT,
-                           H5P_DEFAULT),
-                H5Dclose);
+        dset.reset(H5Dcreate2(file, name.c_str(), file_type(s.dtype), fspace, H5P_DEFAULT,
+                              H5P_DEFAULT, H5P_DEFAULT),
+                   H5Dclose);
         if (!dset.ok()) fail_h5(tmp, "cannot create dataset ", name);
-        H5 mspace = select_rows(fspace, d, first, n);
-        if (H5Dwrite(dset, mem_type(s.dtype), mspace, fspace, dxpl,
-                     rows.empty() ? nullptr : rows.data()) < 0)
-          fail_h5(tmp, "cannot write dataset ", name);
+      });
+      comm.agree("pvec_checkpoint_write: writing a dataset", [&] {
+        const int64_t block = stage_rows(s, 0);
+        auto* direct = const_cast<unsigned char*>(direct_rows(ps, c, device, 0));
+        if (!direct) stage.resize(static_cast<size_t>(std::min(block, n)) * row_bytes(s, 0));
+        const bool ok = move_rows(dset, true, mem_type(s.dtype), dxpl, d, first, n, block, direct,
+                                  stage, [&](int64_t b0, int64_t count, unsigned char* buf) {
+                                    read_rows(ps, c, device, 0, b0, count, buf, scratch);
+                                  });
+        if (!ok) fail_h5(tmp, "cannot write dataset ", name);
       });
     }
     comm.agree("pvec_checkpoint_write: writing the attributes", [&] {
@@ -367,7 +401,8 @@ void checkpoint_write(DistVector& v, const std::string& path, int64_t step, doub
       H5 dset(H5Dcreate2(file, "rank_counts", H5T_STD_I64LE, fspace, H5P_DEFAULT, H5P_DEFAULT,
                          H5P_DEFAULT),
               H5Dclose);
-      if (!dset.ok() || H5Dwrite(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, dxpl, counts.data()) < 0)
+      H5 coll = transfer_dxpl(H5FD_MPIO_COLLECTIVE);
+      if (!dset.ok() || H5Dwrite(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, coll, counts.data()) < 0)
         fail_h5(tmp, "cannot write dataset /rank_counts");
 
       const CartGrid& g = v.grid();
@@ -532,6 +567,7 @@ CheckpointInfo read_info(hid_t file, const std::string& path) {
   if (sum != info.n_global)
     fail(PVEC_ERROR_IO, "'", path, "': /rank_counts adds up to ", sum, ", n_global is ",
          info.n_global);
+  info.rank_counts = std::move(counts);
   return info;
 }
 
@@ -619,17 +655,21 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
     H5 f = open_file(path, fapl);
     info = read_info(f, path);
     compare(info, desc, schema, path);
-    file.reset(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl), H5Fclose);
-    if (!file.ok()) fail_h5(path, "cannot open the checkpoint");
+    file = std::move(f);
   });
   // Rank r reads rows [first, first + n): an even split of the global rows.
   const int64_t p = comm.size(), r = comm.rank();
   const int64_t n = info.n_global / p + (r < info.n_global % p ? 1 : 0);
   const int64_t first = r * (info.n_global / p) + std::min<int64_t>(r, info.n_global % p);
-  comm.agree("restart: allocating", [&] { v->resize(n); });
+  // Capacity for the rows without resize's zero fill: every row is read before it counts.
+  // Restarting on the rank count that wrote the file, rank r most likely ends with the
+  // particles rank r wrote (the writer's map put them there): room for those too, so that
+  // map does not grow (and copy) every column when a few more arrive than were read.
+  const int64_t own = info.n_ranks == p ? info.rank_counts[r] : 0;
+  comm.agree("restart: allocating", [&] { v->reserve(std::max(n, own)); });
   ParticleSet& ps = v->mirrors();
-  H5 dxpl = collective_dxpl();
-  std::vector<unsigned char> rows;
+  H5 dxpl = transfer_dxpl(H5FD_MPIO_INDEPENDENT);
+  std::vector<unsigned char> stage;
   for (int c = 0; c < ps.column_count(); ++c) {
     const PropertySpec& s = ps.column(c).spec;
     const std::string name = c == 0 ? "/positions" : "/properties/" + s.name;
@@ -639,14 +679,17 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
       if (!fspace.ok()) fail_h5(path, "cannot open dataset ", name);
       std::vector<hsize_t> d(H5Sget_simple_extent_ndims(fspace));
       H5Sget_simple_extent_dims(fspace, d.data(), nullptr);
-      rows.resize(static_cast<size_t>(n * s.ncomp) * s.elem_size);
-      H5 mspace = select_rows(fspace, d, first, n);
-      if (H5Dread(dset, mem_type(s.dtype), mspace, fspace, dxpl,
-                  rows.empty() ? nullptr : rows.data()) < 0)
-        fail_h5(path, "cannot read dataset ", name, " (truncated or corrupted file?)");
-      write_rows_host(ps, c, n, rows.data());
+      const int64_t block = stage_rows(s, 0);
+      unsigned char* direct = direct_rows_host(ps, c);
+      if (!direct) stage.resize(static_cast<size_t>(std::min(block, n)) * row_bytes(s, 0));
+      const bool ok = move_rows(dset, false, mem_type(s.dtype), dxpl, d, first, n, block, direct,
+                                stage, [&](int64_t b0, int64_t count, unsigned char* buf) {
+                                  write_rows_host(ps, c, b0, count, buf);
+                                });
+      if (!ok) fail_h5(path, "cannot read dataset ", name, " (truncated or corrupted file?)");
     });
   }
+  ps.set_sizes(n, 0);  // every row [0, n) of every host column holds the file's values
   file.reset();
   v->map(0);  // host mirrors: particles to their owners
   std::vector<int> all;

@@ -36,6 +36,7 @@ struct CheckpointInfo {
   double time = 0;
   int64_t n_global = 0;
   int n_ranks = 0;
+  std::vector<int64_t> rank_counts;  // particles each writing rank wrote (n_ranks entries)
 };
 
 // Collective. flags: PVEC_ON_DEVICE (validated by the caller).

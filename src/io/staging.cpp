@@ -3,6 +3,7 @@
 #include "backend/device.hpp"
 #include "common/error.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -10,25 +11,52 @@
 namespace pvec::impl::io {
 
 namespace {
+
+// About this many bytes of interleaved rows per block: well inside L2, so the block written by
+// the transpose is still in cache when the file call copies it.
+constexpr size_t kStageBytes = size_t{1} << 20;
+// Rows per tile of the transposes: a tile of interleaved rows (at most 64 KiB) sits in L1
+// while each component row is read (or written) sequentially.
+constexpr int64_t kTile = 512;
+
 template <class T>
-void transpose_out(const unsigned char* src, size_t pitch, int64_t n, int64_t nc, int64_t width,
-                   unsigned char* out) {
+void interleave(const unsigned char* src, size_t pitch, int64_t n, int64_t nc, int64_t width,
+                unsigned char* out) {
   T* o = reinterpret_cast<T*>(out);
-  for (int64_t c = 0; c < nc; ++c) {
-    const T* row = reinterpret_cast<const T*>(src + c * pitch);
-    for (int64_t i = 0; i < n; ++i) o[i * width + c] = row[i];
+  for (int64_t i0 = 0; i0 < n; i0 += kTile) {
+    const int64_t i1 = std::min(n, i0 + kTile);
+    for (int64_t c = 0; c < nc; ++c) {
+      const T* row = reinterpret_cast<const T*>(src + c * pitch);
+      for (int64_t i = i0; i < i1; ++i) o[i * width + c] = row[i];
+    }
+    for (int64_t c = nc; c < width; ++c)
+      for (int64_t i = i0; i < i1; ++i) o[i * width + c] = T(0);
   }
 }
+
 template <class T>
-void transpose_in(const unsigned char* in, int64_t n, int64_t nc, unsigned char* dst,
+void deinterleave(const unsigned char* in, int64_t n, int64_t nc, unsigned char* dst,
                   size_t pitch) {
   const T* src = reinterpret_cast<const T*>(in);
-  for (int64_t c = 0; c < nc; ++c) {
-    T* row = reinterpret_cast<T*>(dst + c * pitch);
-    for (int64_t i = 0; i < n; ++i) row[i] = src[i * nc + c];
+  for (int64_t i0 = 0; i0 < n; i0 += kTile) {
+    const int64_t i1 = std::min(n, i0 + kTile);
+    for (int64_t c = 0; c < nc; ++c) {
+      T* row = reinterpret_cast<T*>(dst + c * pitch);
+      for (int64_t i = i0; i < i1; ++i) row[i] = src[i * nc + c];
+    }
   }
 }
+
 }  // namespace
+
+size_t row_bytes(const PropertySpec& s, int pad_to) {
+  const int64_t width = s.ncomp > pad_to ? s.ncomp : pad_to;
+  return static_cast<size_t>(width) * s.elem_size;
+}
+
+int64_t stage_rows(const PropertySpec& s, int pad_to) {
+  return std::max<int64_t>(1, static_cast<int64_t>(kStageBytes / row_bytes(s, pad_to)));
+}
 
 void prepare_read(DistVector& v, bool device) {
   ParticleSet& ps = v.mirrors();
@@ -36,39 +64,51 @@ void prepare_read(DistVector& v, bool device) {
   ps.sync_stream();
 }
 
-void read_rows(const ParticleSet& ps, int col, bool device, int pad_to,
-               std::vector<unsigned char>& out, std::vector<unsigned char>& scratch) {
+void read_rows(const ParticleSet& ps, int col, bool device, int pad_to, int64_t first,
+               int64_t count, unsigned char* out, std::vector<unsigned char>& scratch) {
+  if (count <= 0) return;
   const PropertyBuffer& c = ps.column(col);
-  const int64_t n = ps.n_local();
   const int64_t nc = c.spec.ncomp;
   const int64_t width = nc > pad_to ? nc : pad_to;
   const size_t es = c.spec.elem_size;
-  out.assign(static_cast<size_t>(n * width) * es, 0);
-  if (n == 0) return;
-  const unsigned char* src = static_cast<const unsigned char*>(device ? c.dev : c.host);
+  const unsigned char* src =
+      static_cast<const unsigned char*>(device ? c.dev : c.host) + first * es;
   size_t pitch = c.row_bytes(ps.capacity());
   if (device && ps.cuda()) {
-    scratch.resize(static_cast<size_t>(n * nc) * es);
-    copy_2d(scratch.data(), n * es, c.dev, pitch, n * es, nc, true, ps.stream());
+    scratch.resize(static_cast<size_t>(count * nc) * es);
+    copy_2d(scratch.data(), count * es, src, pitch, count * es, nc, true, ps.stream());
     stream_synchronize(ps.stream());
     src = scratch.data();
-    pitch = n * es;
+    pitch = count * es;
   }
   if (es == 4)
-    transpose_out<uint32_t>(src, pitch, n, nc, width, out.data());
+    interleave<uint32_t>(src, pitch, count, nc, width, out);
   else
-    transpose_out<uint64_t>(src, pitch, n, nc, width, out.data());
+    interleave<uint64_t>(src, pitch, count, nc, width, out);
 }
 
-void write_rows_host(ParticleSet& ps, int col, int64_t n, const unsigned char* in) {
+const unsigned char* direct_rows(const ParticleSet& ps, int col, bool device, int pad_to) {
+  const PropertyBuffer& c = ps.column(col);
+  if (c.spec.ncomp != 1 || pad_to > 1 || (device && ps.cuda())) return nullptr;
+  return static_cast<const unsigned char*>(device ? c.dev : c.host);
+}
+
+void write_rows_host(ParticleSet& ps, int col, int64_t first, int64_t count,
+                     const unsigned char* in) {
+  if (count <= 0) return;
   PropertyBuffer& c = ps.column(col);
-  if (n == 0) return;
-  unsigned char* dst = static_cast<unsigned char*>(c.host);
+  const size_t es = c.spec.elem_size;
+  unsigned char* dst = static_cast<unsigned char*>(c.host) + first * es;
   const size_t pitch = c.row_bytes(ps.capacity());
-  if (c.spec.elem_size == 4)
-    transpose_in<uint32_t>(in, n, c.spec.ncomp, dst, pitch);
+  if (es == 4)
+    deinterleave<uint32_t>(in, count, c.spec.ncomp, dst, pitch);
   else
-    transpose_in<uint64_t>(in, n, c.spec.ncomp, dst, pitch);
+    deinterleave<uint64_t>(in, count, c.spec.ncomp, dst, pitch);
+}
+
+unsigned char* direct_rows_host(ParticleSet& ps, int col) {
+  PropertyBuffer& c = ps.column(col);
+  return c.spec.ncomp == 1 ? static_cast<unsigned char*>(c.host) : nullptr;
 }
 
 void fail_io(const std::string& what, const std::string& path) {

@@ -1,6 +1,12 @@
 // Staging of one column's local particles between a mirror and the particle-major
 // (interleaved) rows that files hold: VTK tuples and HDF5 [N][ncomp] rows. The device mirror
 // is read through a host staging copy, never through the user's host mirror.
+//
+// Files are written and read a block of rows at a time (stage_rows rows): the interleaved block
+// stays in cache between the transpose and the file call that consumes it, so a column costs
+// one pass over the mirror and one over the file's bytes, and no staging buffer of a whole
+// column is allocated (and faulted in) per call. A column that is already interleaved (one
+// component, no padding) is handed to the file straight from the mirror (direct_rows).
 #pragma once
 
 #include "vector/dist_vector.hpp"
@@ -11,14 +17,31 @@
 
 namespace pvec::impl::io {
 
-// Local particles [0, n_local) of column col, interleaved: particle i, component c at element
-// i*width + c, width = max(ncomp, pad_to); components beyond ncomp are zero. device: read the
-// device mirror (the caller flushed it). scratch: reused staging memory.
-void read_rows(const ParticleSet& ps, int col, bool device, int pad_to,
-               std::vector<unsigned char>& out, std::vector<unsigned char>& scratch);
+// Rows per staged block of column spec s, padded to pad_to components (>= 1).
+int64_t stage_rows(const PropertySpec& s, int pad_to);
 
-// The reverse for the host mirror: rows [0, n) of column col from interleaved data.
-void write_rows_host(ParticleSet& ps, int col, int64_t n, const unsigned char* in);
+// Bytes of one interleaved row of s padded to pad_to components.
+size_t row_bytes(const PropertySpec& s, int pad_to);
+
+// Local particles [first, first + count) of column col, interleaved into out: particle
+// first + i, component c at element i*width + c, width = max(ncomp, pad_to); components
+// beyond ncomp are zero. device: read the device mirror (the caller flushed it); with CUDA
+// through scratch, reused staging memory.
+void read_rows(const ParticleSet& ps, int col, bool device, int pad_to, int64_t first,
+               int64_t count, unsigned char* out, std::vector<unsigned char>& scratch);
+
+// The mirror's rows [0, n_local) of column col when they already are the interleaved rows
+// (one component, no padding) and host memory; else nullptr (stage with read_rows).
+const unsigned char* direct_rows(const ParticleSet& ps, int col, bool device, int pad_to);
+
+// The reverse for the host mirror: rows [first, first + count) of column col from interleaved
+// data (count rows of ncomp elements).
+void write_rows_host(ParticleSet& ps, int col, int64_t first, int64_t count,
+                     const unsigned char* in);
+
+// The host mirror's rows of column col when interleaved rows can be read into them directly
+// (one component); else nullptr (stage and use write_rows_host).
+unsigned char* direct_rows_host(ParticleSet& ps, int col);
 
 // Prepare a vector's mirror for reading by read_rows: flush the deferred device zero fill
 // and wait for the vector's stream.

@@ -74,12 +74,15 @@ void split_path(const std::string& p, std::string& dir, std::string& base) {
   }
 }
 
-// One point array of a piece: its header line and its bytes.
+// One data array of a piece: its header line and where its bytes come from.
 struct Array {
+  enum class Source { column, rank, connectivity, offsets };
   std::string name;
   const char* type;
   int64_t ncomp;
-  std::vector<unsigned char> bytes;
+  Source source = Source::column;
+  int col = -1;  // Source::column: the column, padded to ncomp components
+  uint64_t bytes = 0;
 };
 
 std::string array_tag(const Array& a, uint64_t offset) {
@@ -90,17 +93,51 @@ std::string array_tag(const Array& a, uint64_t offset) {
   return os.str();
 }
 
-void write_piece(const std::string& path, int64_t n, const std::vector<Array>& point_data,
-                 const Array& points) {
-  // Vertex cells: connectivity 0..n-1, offsets 1..n (VTK XML 1.0 convention).
-  Array conn{"connectivity", "Int64", 1, {}}, offs{"offsets", "Int64", 1, {}};
-  conn.bytes.resize(static_cast<size_t>(n) * 8);
-  offs.bytes.resize(static_cast<size_t>(n) * 8);
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t c = i, o = i + 1;
-    std::memcpy(&conn.bytes[i * 8], &c, 8);
-    std::memcpy(&offs.bytes[i * 8], &o, 8);
+// Writes array a's bytes for the n local particles to f, a staged block at a time
+// (io/staging.hpp). false on a short write.
+bool write_array(std::FILE* f, const Array& a, const ParticleSet& ps, bool device, int rank,
+                 int64_t n, std::vector<unsigned char>& stage,
+                 std::vector<unsigned char>& scratch) {
+  if (a.source == Array::Source::column) {
+    const int pad = static_cast<int>(a.ncomp);
+    if (const unsigned char* direct = direct_rows(ps, a.col, device, pad))
+      return std::fwrite(direct, 1, a.bytes, f) == a.bytes;
+    const PropertySpec& s = ps.column(a.col).spec;
+    const int64_t block = stage_rows(s, pad);
+    const size_t rb = row_bytes(s, pad);
+    stage.resize(static_cast<size_t>(std::min(block, n)) * rb);
+    for (int64_t b0 = 0; b0 < n; b0 += block) {
+      const int64_t count = std::min(block, n - b0);
+      read_rows(ps, a.col, device, pad, b0, count, stage.data(), scratch);
+      if (std::fwrite(stage.data(), rb, count, f) != static_cast<size_t>(count)) return false;
+    }
+    return true;
   }
+  // The rank (Int32) or the vertex cells (Int64): connectivity 0..n-1, offsets 1..n (VTK XML
+  // 1.0 convention).
+  const size_t es = a.source == Array::Source::rank ? 4 : 8;
+  const int64_t block = static_cast<int64_t>((size_t{1} << 20) / es);
+  stage.resize(static_cast<size_t>(std::min(block, n)) * es);
+  for (int64_t b0 = 0; b0 < n; b0 += block) {
+    const int64_t count = std::min(block, n - b0);
+    if (a.source == Array::Source::rank) {
+      auto* o = reinterpret_cast<int32_t*>(stage.data());
+      for (int64_t i = 0; i < count; ++i) o[i] = rank;
+    } else {
+      auto* o = reinterpret_cast<int64_t*>(stage.data());
+      const int64_t base = b0 + (a.source == Array::Source::offsets ? 1 : 0);
+      for (int64_t i = 0; i < count; ++i) o[i] = base + i;
+    }
+    if (std::fwrite(stage.data(), es, count, f) != static_cast<size_t>(count)) return false;
+  }
+  return true;
+}
+
+void write_piece(const std::string& path, int64_t n, const std::vector<Array>& point_data,
+                 const Array& points, const ParticleSet& ps, bool device, int rank) {
+  const Array conn{
+      "connectivity", "Int64", 1, Array::Source::connectivity, -1, static_cast<uint64_t>(n) * 8};
+  const Array offs{"offsets", "Int64", 1, Array::Source::offsets, -1, static_cast<uint64_t>(n) * 8};
   std::vector<const Array*> order;
   for (const Array& a : point_data) order.push_back(&a);
   order.push_back(&points);
@@ -110,7 +147,7 @@ void write_piece(const std::string& path, int64_t n, const std::vector<Array>& p
   uint64_t at = 0;
   for (const Array* a : order) {
     offsets.push_back(at);
-    at += 8 + a->bytes.size();
+    at += 8 + a->bytes;
   }
   std::ostringstream h;
   h << "<?xml version=\"1.0\"?>\n"
@@ -134,10 +171,17 @@ void write_piece(const std::string& path, int64_t n, const std::vector<Array>& p
   if (!f) fail_io("cannot create", tmp);
   const std::string head = h.str();
   bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size();
-  for (const Array* a : order) {
-    const uint64_t bytes = a->bytes.size();
-    ok = ok && std::fwrite(&bytes, 8, 1, f) == 1;
-    if (bytes) ok = ok && std::fwrite(a->bytes.data(), 1, bytes, f) == bytes;
+  std::vector<unsigned char> stage, scratch;
+  try {
+    for (const Array* a : order) {
+      const uint64_t bytes = a->bytes;
+      ok = ok && std::fwrite(&bytes, 8, 1, f) == 1;
+      ok = ok && write_array(f, *a, ps, device, rank, n, stage, scratch);
+    }
+  } catch (...) {  // staging from the device failed: no half-written file stays behind
+    std::fclose(f);
+    std::remove(tmp.c_str());
+    throw;
   }
   const char tail[] = "\n  </AppendedData>\n</VTKFile>\n";
   ok = ok && std::fwrite(tail, 1, sizeof tail - 1, f) == sizeof tail - 1;
@@ -213,36 +257,26 @@ void write_vtk(DistVector& v, const std::string& prefix, int64_t step, double ti
 
   // Every property's VTK type and component count, in declaration order (for the .pvtp).
   const ParticleSet& ps = v.particles();
+  const int64_t n = ps.n_local();
   std::vector<Array> headers;
   for (int c = 1; c < ps.column_count(); ++c) {
     const PropertySpec& s = ps.column(c).spec;
-    headers.push_back(Array{s.name, vtk_type(s.dtype), s.ncomp, {}});
+    headers.push_back(Array{s.name, vtk_type(s.dtype), s.ncomp, Array::Source::column, c,
+                            static_cast<uint64_t>(n) * row_bytes(s, 0)});
   }
-  if (rank_array) headers.push_back(Array{"rank", "Int32", 1, {}});
+  if (rank_array)
+    headers.push_back(
+        Array{"rank", "Int32", 1, Array::Source::rank, -1, static_cast<uint64_t>(n) * 4});
   const char* points_type = vtk_type(v.pos_dtype());
 
   comm.agree("pvec_write_vtk: writing a piece", [&] {
     if (::mkdir((dir + stem).c_str(), 0777) != 0 && errno != EEXIST)
       fail_io("cannot create folder", dir + stem);
     prepare_read(v, device);
-    std::vector<Array> point_data;
-    std::vector<unsigned char> scratch;
-    for (int c = 1; c < ps.column_count(); ++c) {
-      Array a = headers[c - 1];
-      read_rows(ps, c, device, 0, a.bytes, scratch);
-      point_data.push_back(std::move(a));
-    }
-    const int64_t n = ps.n_local();
-    if (rank_array) {
-      Array a = headers.back();
-      a.bytes.resize(static_cast<size_t>(n) * 4);
-      const int32_t r = comm.rank();
-      for (int64_t i = 0; i < n; ++i) std::memcpy(&a.bytes[i * 4], &r, 4);
-      point_data.push_back(std::move(a));
-    }
-    Array points{"Points", points_type, 3, {}};
-    read_rows(ps, 0, device, 3, points.bytes, scratch);
-    write_piece(dir + piece_rel, n, point_data, points);
+    const Array points{"Points", points_type,
+                       3,        Array::Source::column,
+                       0,        static_cast<uint64_t>(n) * row_bytes(ps.column(0).spec, 3)};
+    write_piece(dir + piece_rel, n, headers, points, ps, device, comm.rank());
   });
 
   comm.agree("pvec_write_vtk: writing the .pvtp and .pvd", [&] {

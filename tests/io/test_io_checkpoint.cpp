@@ -149,67 +149,72 @@ TEST_CASE("checkpoint round trip at this rank count, every dtype and shape", "[i
   };
   for (const C c : {C{1, PVEC_FLOAT64, false}, C{2, PVEC_FLOAT32, true}, C{3, PVEC_FLOAT64, true},
                     C{3, PVEC_FLOAT32, false}, C{4, PVEC_FLOAT64, false}}) {
-    for (const bool device : {false, true}) {
-      INFO("dim " << c.dim << " pos " << pvec_dtype_name(c.pos) << " device " << device);
-      const std::string path = path_for("rt");
-      Props p;
-      // Rank 1 starts empty.
-      const int64_t n = rank() == 1 ? 0 : 23 + 7 * rank();
-      const int64_t first = exscan(n), total = sum(n);
-      pvec_vector_desc d = make_desc(c.dim, c.pos, c.periodic);
-      pvec_vector_t v = make_vector(d, n, first, &p);
-      DIST_OK(pvec_map(v, 0, nullptr));
-      Failures f;
-      if (device) {
-        // The device mirror holds the data, the host mirror something else: the write must
-        // read the device one and leave the host one as it is.
-        DIST_OK(pvec_host_to_device(v, nullptr, 0));
-        fill_values(v, p, 0, n_local(v), kSalt + 1);
+    // 23 + ...: a fraction of a staged block; 50000 + ...: several blocks of every column
+    // (io/staging.hpp stages about 1 MiB of rows at a time), with a partial last one.
+    for (const int64_t base : {int64_t{23}, int64_t{50000}})
+      for (const bool device : {false, true}) {
+        if (base > 23 && c.dim != 3) continue;
+        INFO("dim " << c.dim << " pos " << pvec_dtype_name(c.pos) << " device " << device << " n "
+                    << base);
+        const std::string path = path_for("rt");
+        Props p;
+        // Rank 1 starts empty.
+        const int64_t n = rank() == 1 ? 0 : base + 7 * rank();
+        const int64_t first = exscan(n), total = sum(n);
+        pvec_vector_desc d = make_desc(c.dim, c.pos, c.periodic);
+        pvec_vector_t v = make_vector(d, n, first, &p);
+        DIST_OK(pvec_map(v, 0, nullptr));
+        Failures f;
+        if (device) {
+          // The device mirror holds the data, the host mirror something else: the write must
+          // read the device one and leave the host one as it is.
+          DIST_OK(pvec_host_to_device(v, nullptr, 0));
+          fill_values(v, p, 0, n_local(v), kSalt + 1);
+        }
+        const pvec_test::Snapshot before = pvec_test::snapshot(v);
+        const char* keys[] = {"run", "dt", "seed"};
+        const char* strings[] = {"io-test", nullptr, nullptr};
+        const double numbers[] = {0, 0.5, 42};
+        DIST_OK(pvec_checkpoint_write(v, path.c_str(), 12, 0.25, 3, keys, strings, numbers,
+                                      device ? PVEC_ON_DEVICE : 0u));
+        if (!(pvec_test::snapshot(v) == before)) f.add("the write changed the vector");
+        pvec_vector_destroy(v);
+
+        // Describe gives back the geometry and the schema.
+        pvec_vector_desc got = PVEC_VECTOR_DESC_INIT;
+        pvec_schema_t schema = nullptr;
+        int64_t step = -1;
+        double time = -1;
+        DIST_OK(pvec_checkpoint_describe(path.c_str(), &got, &schema, &step, &time));
+        if (step != 12 || time != 0.25) f.addf("step ", step, " time ", time);
+        if (got.dim != c.dim || got.pos_dtype != c.pos) f.add("dim or pos dtype differ");
+        for (int k = 0; k < c.dim; ++k)
+          if (got.domain_lo[k] != kLo[k] || got.domain_hi[k] != kHi[k] ||
+              got.boundary[k] != d.boundary[k])
+            f.addf("domain or boundary ", k, " differs");
+        if (got.ghost_width != d.ghost_width) f.add("ghost width differs");
+        int count = 0;
+        pvec_schema_count(schema, &count);
+        if (count != static_cast<int>(p.all.size())) f.addf("schema has ", count, " properties");
+        f.require("describe");
+
+        got.backend = PVEC_BACKEND_HOST;
+        pvec_vector_t r = nullptr;
+        DIST_OK(pvec_restart(path.c_str(), &got, schema, 0, &r));
+        pvec_schema_destroy(schema);
+        const std::vector<int64_t> ids = check_particles(r, p, f);
+        check_id_set(ids, total, f);
+        // Distributed: every particle on the rank that owns it.
+        const Decomp dc = decomposition(r);
+        check_positions_owned(r, dc, f);
+        // Both mirrors hold the data: compare the device mirror (host memory here) as well.
+        const pvec_test::Snapshot s = pvec_test::snapshot(r);
+        for (size_t k = 0; k < s.cols.size() && k < s.dev.size(); ++k)
+          if (s.cols[k] != s.dev[k]) f.addf("column ", k, ": the device mirror differs");
+        f.require("restart");
+        pvec_vector_destroy(r);
+        remove_files(path);
       }
-      const pvec_test::Snapshot before = pvec_test::snapshot(v);
-      const char* keys[] = {"run", "dt", "seed"};
-      const char* strings[] = {"io-test", nullptr, nullptr};
-      const double numbers[] = {0, 0.5, 42};
-      DIST_OK(pvec_checkpoint_write(v, path.c_str(), 12, 0.25, 3, keys, strings, numbers,
-                                    device ? PVEC_ON_DEVICE : 0u));
-      if (!(pvec_test::snapshot(v) == before)) f.add("the write changed the vector");
-      pvec_vector_destroy(v);
-
-      // Describe gives back the geometry and the schema.
-      pvec_vector_desc got = PVEC_VECTOR_DESC_INIT;
-      pvec_schema_t schema = nullptr;
-      int64_t step = -1;
-      double time = -1;
-      DIST_OK(pvec_checkpoint_describe(path.c_str(), &got, &schema, &step, &time));
-      if (step != 12 || time != 0.25) f.addf("step ", step, " time ", time);
-      if (got.dim != c.dim || got.pos_dtype != c.pos) f.add("dim or pos dtype differ");
-      for (int k = 0; k < c.dim; ++k)
-        if (got.domain_lo[k] != kLo[k] || got.domain_hi[k] != kHi[k] ||
-            got.boundary[k] != d.boundary[k])
-          f.addf("domain or boundary ", k, " differs");
-      if (got.ghost_width != d.ghost_width) f.add("ghost width differs");
-      int count = 0;
-      pvec_schema_count(schema, &count);
-      if (count != static_cast<int>(p.all.size())) f.addf("schema has ", count, " properties");
-      f.require("describe");
-
-      got.backend = PVEC_BACKEND_HOST;
-      pvec_vector_t r = nullptr;
-      DIST_OK(pvec_restart(path.c_str(), &got, schema, 0, &r));
-      pvec_schema_destroy(schema);
-      const std::vector<int64_t> ids = check_particles(r, p, f);
-      check_id_set(ids, total, f);
-      // Distributed: every particle on the rank that owns it.
-      const Decomp dc = decomposition(r);
-      check_positions_owned(r, dc, f);
-      // Both mirrors hold the data: compare the device mirror (host memory here) as well.
-      const pvec_test::Snapshot s = pvec_test::snapshot(r);
-      for (size_t k = 0; k < s.cols.size() && k < s.dev.size(); ++k)
-        if (s.cols[k] != s.dev[k]) f.addf("column ", k, ": the device mirror differs");
-      f.require("restart");
-      pvec_vector_destroy(r);
-      remove_files(path);
-    }
   }
 }
 
