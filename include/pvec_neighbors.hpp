@@ -50,9 +50,9 @@ struct cell_list_view {
   /// outside the grid (ghosts at the edge of the band) belong to the edge cell.
   PVEC_HOST_DEVICE std::int64_t coord(int d, double x) const {
     const double f = (x - origin[d]) * inv_width[d];
-    if (!(f >= 0)) return 0;  // also NaN
-    const std::int64_t c = static_cast<std::int64_t>(f);
-    return c < dims[d] ? c : dims[d] - 1;
+    if (!(f >= 0)) return 0;                                      // also NaN
+    if (!(f < static_cast<double>(dims[d]))) return dims[d] - 1;  // also +Inf
+    return static_cast<std::int64_t>(f);
   }
   /// Cell of a position (dim coordinates).
   template <class T>
