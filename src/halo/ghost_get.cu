@@ -123,9 +123,10 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
             f.packed = packed;
             f.use_cells = near_cells<T, DIM>(ctx.grid, me, ctx.ghost_width, f.cells);
             if (fill)
-              for_each(ex, nb, FillNear<T, DIM>{f, near, count, words});
+              for_each_unordered(ex, nb, FillNear<T, DIM>{f, near, count, words});
             else
-              for_each(ex, room + 1, CountNear<T, DIM>{f, near, count, words, room, nb_dev});
+              for_each_unordered(ex, room + 1,
+                                 CountNear<T, DIM>{f, near, count, words, room, nb_dev});
           });
         };
         candidates(false, nullptr, IndexList{}, nullptr, nullptr);
@@ -161,7 +162,7 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
             int64_t* packed = side[U::packed_entries].ensure_as<int64_t>(slots);
             candidates(true, peer, IndexList{}, nullptr, packed);
             sort_pairs_to(ex, peer, peer_plan, packed, sorted, total, P - 1, side[U::temp]);
-            for_each(ex, total, UnpackEntries{sorted, src_plan, shift_plan});
+            for_each_unordered(ex, total, UnpackEntries{sorted, src_plan, shift_plan});
           } else {
             const IndexList src{side[U::entry_sources].ensure(slots * ie), narrow};
             int32_t* shift = side[U::entry_shifts].ensure_as<int32_t>(slots);

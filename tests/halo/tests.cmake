@@ -18,3 +18,12 @@ pvec_add_dist_whitebox(dist_ghost_wide ${_here}/force_wide_indices.cpp "1;2;3"
                        ${_here}/test_dist_ghost_get.cpp ${_here}/test_dist_ghost_put.cpp
                        ${_here}/test_dist_ghost_plan.cpp)
 unset(_here)
+
+# The ghost tests with the host path's parallel loops on 3 threads (at 1 and 2 ranks).
+pvec_add_dist_whitebox(dist_ghost_threads ${CMAKE_CURRENT_LIST_DIR}/force_host_threads.cpp "1;2"
+                       ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_get.cpp
+                       ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_put.cpp
+                       ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_plan.cpp)
+if(PVEC_HAVE_OPENMP)
+  target_compile_definitions(dist_ghost_threads PRIVATE PVEC_TEST_HOST_OPENMP=1)
+endif()
