@@ -13,6 +13,7 @@
 #include "decomp/band.hpp"
 #include "decomp/near_cells.hpp"
 #include "exchange/message_layout.hpp"
+#include "exchange/pack_rows_host.hpp"
 #include "exchange/row_kernels.cuh"
 #include "exchange/row_table.cuh"
 #include "halo/ghost_candidates.cuh"
@@ -233,10 +234,13 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   const BlockIndex at = plan_index(plan, peers, P, me, n);
   with_pos_type(ctx.pos_dtype, [&](auto t) {  // shifting needs arithmetic in the position type
     using T = decltype(t);
-    for (const RowTable& table : tables)
-      for_each(ex, plan.n_send,
-               PackRows<T>{table, at, sendbuf, plan.sources(),
-                           static_cast<const int32_t*>(plan.shift.data())});
+    const auto* shift = static_cast<const int32_t*>(plan.shift.data());
+    for (const RowTable& table : tables) {
+      if (ex.on_device)
+        for_each(ex, plan.n_send, PackRows<T>{table, at, sendbuf, plan.sources(), shift});
+      else  // the same copies, a column at a time (exchange/pack_rows_host.hpp)
+        pack_rows_host<T>(table, at, sendbuf, plan.sources(), shift, plan.n_send);
+    }
   });
   ps.sync_stream();  // queued kernels belong to the compute time
   ctx.stats.compute_seconds += seconds_since(t_start);
