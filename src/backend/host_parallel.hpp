@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace pvec::impl {
 
@@ -50,6 +51,14 @@ void host_for_ranges(int64_t n, const F& f, int64_t grain = kHostGrain) {
   host_ranges(n, grain, body, const_cast<void*>(static_cast<const void*>(&f)));
 }
 
+// Whether Keep has vote(i0, len, out): keep(i0 + q) for q < len into out[q] (0 or 1).
+template <class Keep, class = void>
+struct has_vote : std::false_type {};
+template <class Keep>
+struct has_vote<Keep, std::void_t<decltype(std::declval<const Keep&>().vote(
+                          int64_t{}, int64_t{}, static_cast<unsigned char*>(nullptr)))>>
+    : std::true_type {};
+
 // The indices i in [0, n) with keep(i), in increasing order, into out (room for n); returns
 // how many. Each range writes its indices from its own first index (c <= i, branch-free),
 // then the ranges move down to their offsets in range order.
@@ -71,7 +80,10 @@ int64_t host_select(int64_t n, const Keep& keep, IndexList out) {
     unsigned char vote[kTile];
     for (int64_t t0 = b; t0 < e; t0 += kTile) {
       const int64_t len = e - t0 < kTile ? e - t0 : kTile;
-      for (int64_t q = 0; q < len; ++q) vote[q] = k(t0 + q) ? 1 : 0;
+      if constexpr (has_vote<Keep>::value)
+        k.vote(t0, len, vote);  // keep's own loop over a tile (GhostNear's)
+      else
+        for (int64_t q = 0; q < len; ++q) vote[q] = k(t0 + q) ? 1 : 0;
       if (x.out.narrow) {
         int32_t* o = static_cast<int32_t*>(x.out.data);
         for (int64_t q = 0; q < len; ++q) {
