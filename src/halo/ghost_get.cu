@@ -13,7 +13,7 @@
 #include "decomp/band.hpp"
 #include "decomp/near_cells.hpp"
 #include "exchange/message_layout.hpp"
-#include "exchange/pack_rows_host.hpp"
+#include "exchange/row_kernels_host.hpp"
 #include "exchange/row_kernels.cuh"
 #include "exchange/row_table.cuh"
 #include "halo/ghost_candidates.cuh"
@@ -238,7 +238,7 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
     for (const RowTable& table : tables) {
       if (ex.on_device)
         for_each(ex, plan.n_send, PackRows<T>{table, at, sendbuf, plan.sources(), shift});
-      else  // the same copies, a column at a time (exchange/pack_rows_host.hpp)
+      else  // the same copies, a column at a time (exchange/row_kernels_host.hpp)
         pack_rows_host<T>(table, at, sendbuf, plan.sources(), shift, plan.n_send);
     }
   });

@@ -87,16 +87,34 @@ void for_each_count(const Exec& exec, int64_t n, F f, ScratchBuffer& tmp, int64_
     fail(PVEC_ERROR_INTERNAL, "device execution requested in a file compiled without CUDA");
 #endif
   }
-  for (int64_t w = 0; 32 * w < n; ++w) {  // 32 indices at a time, as a warp takes them
-    uint32_t word = 0;
-    const int64_t end = std::min(n, 32 * w + 32);
-    for (int64_t i = 32 * w; i < end; ++i) {
-      const uint32_t bits = f(i);
-      for (int k = 0; k < K; ++k) counts[k] += (bits >> k) & 1u;
-      word |= ((bits >> vote_bit) & 1u) << (i - 32 * w);
+  // The host: ranges of words in parallel (f writes only item i's outputs), each with its own
+  // counts, summed after (integers: the same at any thread count).
+  struct Ctx {
+    const F* f;
+    int64_t n;
+    uint32_t* votes;
+    int vote_bit;
+    int64_t counts[kHostMaxThreads][K];
+  };
+  Ctx ctx{&f, n, votes, vote_bit, {}};
+  auto body = [](void* c, int64_t w0, int64_t w1, int t) {
+    Ctx& x = *static_cast<Ctx*>(c);
+    int64_t local[K] = {};
+    for (int64_t w = w0; w < w1; ++w) {  // 32 indices at a time, as a warp takes them
+      uint32_t word = 0;
+      const int64_t end = std::min(x.n, 32 * w + 32);
+      for (int64_t i = 32 * w; i < end; ++i) {
+        const uint32_t bits = (*x.f)(i);
+        for (int k = 0; k < K; ++k) local[k] += (bits >> k) & 1u;
+        word |= ((bits >> x.vote_bit) & 1u) << (i - 32 * w);
+      }
+      if (x.votes != nullptr) x.votes[w] = word;
     }
-    if (votes != nullptr) votes[w] = word;
-  }
+    for (int k = 0; k < K; ++k) x.counts[t][k] = local[k];
+  };
+  const int ranges = host_ranges((n + 31) / 32, kHostGrain / 32, body, &ctx);
+  for (int t = 0; t < ranges; ++t)
+    for (int k = 0; k < K; ++k) counts[k] += ctx.counts[t][k];
 }
 
 }  // namespace pvec::impl

@@ -1,10 +1,10 @@
 // White-box test of the host path's parallel loops (backend/host_parallel.hpp) and of the host
-// pack (exchange/pack_rows_host.hpp): at 1-5 threads (forced, beyond the cores too) and sizes
+// pack (exchange/row_kernels_host.hpp): at 1-5 threads (forced, beyond the cores too) and sizes
 // around the range boundaries, host_select gives the serial loop's indices in order, host_for
 // visits every item once, and pack_rows_host writes exactly the bytes PackRows writes, entry
 // by entry, over blocks of several peers, own images (direct rows) and periodic shifts.
 #include "backend/host_parallel.hpp"
-#include "exchange/pack_rows_host.hpp"
+#include "exchange/row_kernels_host.hpp"
 #include "exchange/row_kernels.cuh"
 
 #include "catch_compat.hpp"

@@ -29,11 +29,12 @@ if(PVEC_HAVE_OPENMP)
   target_compile_definitions(host_parallel PRIVATE PVEC_HAVE_OPENMP=1)
 endif()
 
-# The ghost tests with the host path's parallel loops on 3 threads (at 1 and 2 ranks).
-pvec_add_dist_whitebox(dist_ghost_threads ${CMAKE_CURRENT_LIST_DIR}/force_host_threads.cpp "1;2"
+# The ghost and map tests with the host path's parallel loops on 3 threads (at 1 and 2 ranks).
+pvec_add_dist_whitebox(dist_host_threads ${CMAKE_CURRENT_LIST_DIR}/force_host_threads.cpp "1;2"
                        ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_get.cpp
                        ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_put.cpp
-                       ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_plan.cpp)
+                       ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_plan.cpp
+                       ${PROJECT_SOURCE_DIR}/tests/migrate/test_dist_map.cpp)
 if(PVEC_HAVE_OPENMP)
-  target_compile_definitions(dist_ghost_threads PRIVATE PVEC_TEST_HOST_OPENMP=1)
+  target_compile_definitions(dist_host_threads PRIVATE PVEC_TEST_HOST_OPENMP=1)
 endif()

@@ -1,4 +1,5 @@
-// pack_rows_host: PackRows on the host, component by component. PackRows copies every
+// pack_rows_host and unpack_rows_host: PackRows and UnpackRows on the host, component by
+// component. PackRows copies every
 // component of one entry before the next entry (a GPU thread per entry); a CPU core doing the
 // same keeps 16+ read and write streams open at once and waits on each scattered load. Here a
 // range of entries is copied one component at a time within each peer's run, so each loop
@@ -10,6 +11,7 @@
 #include "backend/host_parallel.hpp"
 #include "common/index_list.hpp"
 #include "exchange/block_index.cuh"
+#include "exchange/row_kernels.cuh"
 #include "exchange/row_table.cuh"
 
 #include <cstdint>
@@ -75,6 +77,42 @@ void pack_rows_host(const RowTable& t, const BlockIndex& at, char* buf, IndexLis
       detail::pack_rows_host_of<W, P>(t, at, buf, static_cast<const int64_t*>(src.data), shift, n);
   };
   if (t.wide)
+    run(uint64_t{});
+  else
+    run(uint32_t{});
+}
+
+// UnpackRows u for arrivals [0, n), on the host: per range of arrivals and per sending peer's
+// run, a component at a time (one contiguous stretch of the block read, rows written in
+// arrival order: the movers' holes, then the rows after the old end). Same bytes as u.
+inline void unpack_rows_host(const UnpackRows& u, int64_t n) {
+  if (n <= 0 || u.t.n == 0) return;
+  auto run = [&](auto w) {
+    using W = decltype(w);
+    host_for_ranges(n, [&](int64_t b, int64_t e) {
+      for (int64_t a0 = b; a0 < e;) {
+        int lo = 0, hi = u.P - 1;  // the last rank whose first arrival is at or before a0
+        while (lo < hi) {
+          const int mid = (lo + hi + 1) / 2;
+          if (u.first[mid] <= a0)
+            lo = mid;
+          else
+            hi = mid - 1;
+        }
+        const int64_t k = u.count[lo], end = u.first[lo] + k, stop = end < e ? end : e;
+        const char* block = u.buf + u.block_off[lo];
+        for (int f = 0; f < u.t.n; ++f) {
+          const W* from = reinterpret_cast<const W*>(u.t.in_block(f, block, k, a0 - u.first[lo]));
+          W* col = reinterpret_cast<W*>(u.t.row[f]);
+          int64_t a = a0;
+          for (; a < stop && a < u.n_holes; ++a) col[u.holes[a]] = from[a - a0];
+          for (; a < stop; ++a) col[u.n + (a - u.n_holes)] = from[a - a0];
+        }
+        a0 = stop;
+      }
+    });
+  };
+  if (u.t.wide)
     run(uint64_t{});
   else
     run(uint32_t{});
