@@ -58,7 +58,7 @@ void for_each_unordered(const Exec& exec, int64_t n, F f) {
     for_each(exec, n, f);
     return;
   }
-  host_for(n, f);
+  host_for(n, f, kHostRowGrain);
 }
 
 }  // namespace pvec::impl

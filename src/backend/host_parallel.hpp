@@ -29,7 +29,11 @@ void force_host_threads(int t, int64_t grain = 16);
 // Returns the number of ranges (1: the calling thread ran [0, n)).
 int host_ranges(int64_t n, int64_t grain, void (*body)(void*, int64_t, int64_t, int), void* ctx);
 
+// Items per range at least: kHostGrain for light items (a few ns: the selection, the
+// labelling), kHostRowGrain for rows of a row kernel or an element function of tens of ns (a
+// fork and join of the threads costs a few microseconds).
 constexpr int64_t kHostGrain = 8192;
+constexpr int64_t kHostRowGrain = 512;
 constexpr int kHostMaxThreads = 256;
 
 // f(i) for i in [0, n), in parallel ranges.

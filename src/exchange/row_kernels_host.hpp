@@ -50,16 +50,19 @@ void pack_component(const RowTable& t, int f, const Slot& slot0, const I* src, c
 template <class W, class P, class I>
 void pack_rows_host_of(const RowTable& t, const BlockIndex& at, char* buf, const I* src,
                        const int32_t* shift, int64_t n) {
-  host_for_ranges(n, [&](int64_t b, int64_t e) {
-    for (int64_t a = b; a < e;) {  // runs of one peer (entries are sorted by peer)
-      const int32_t r = at.peer != nullptr ? at.peer[a] : at.self;
-      const int64_t end = at.peer != nullptr ? at.first[r] + at.count[r] : e;
-      const int64_t stop = end < e ? end : e;
-      const Slot slot0 = at.slot(a, buf);
-      for (int f = 0; f < t.n; ++f) pack_component<W, P>(t, f, slot0, src, shift, a, stop);
-      a = stop;
-    }
-  });
+  host_for_ranges(
+      n,
+      [&](int64_t b, int64_t e) {
+        for (int64_t a = b; a < e;) {  // runs of one peer (entries are sorted by peer)
+          const int32_t r = at.peer != nullptr ? at.peer[a] : at.self;
+          const int64_t end = at.peer != nullptr ? at.first[r] + at.count[r] : e;
+          const int64_t stop = end < e ? end : e;
+          const Slot slot0 = at.slot(a, buf);
+          for (int f = 0; f < t.n; ++f) pack_component<W, P>(t, f, slot0, src, shift, a, stop);
+          a = stop;
+        }
+      },
+      kHostRowGrain);
 }
 
 }  // namespace detail
@@ -89,28 +92,32 @@ inline void unpack_rows_host(const UnpackRows& u, int64_t n) {
   if (n <= 0 || u.t.n == 0) return;
   auto run = [&](auto w) {
     using W = decltype(w);
-    host_for_ranges(n, [&](int64_t b, int64_t e) {
-      for (int64_t a0 = b; a0 < e;) {
-        int lo = 0, hi = u.P - 1;  // the last rank whose first arrival is at or before a0
-        while (lo < hi) {
-          const int mid = (lo + hi + 1) / 2;
-          if (u.first[mid] <= a0)
-            lo = mid;
-          else
-            hi = mid - 1;
-        }
-        const int64_t k = u.count[lo], end = u.first[lo] + k, stop = end < e ? end : e;
-        const char* block = u.buf + u.block_off[lo];
-        for (int f = 0; f < u.t.n; ++f) {
-          const W* from = reinterpret_cast<const W*>(u.t.in_block(f, block, k, a0 - u.first[lo]));
-          W* col = reinterpret_cast<W*>(u.t.row[f]);
-          int64_t a = a0;
-          for (; a < stop && a < u.n_holes; ++a) col[u.holes[a]] = from[a - a0];
-          for (; a < stop; ++a) col[u.n + (a - u.n_holes)] = from[a - a0];
-        }
-        a0 = stop;
-      }
-    });
+    host_for_ranges(
+        n,
+        [&](int64_t b, int64_t e) {
+          for (int64_t a0 = b; a0 < e;) {
+            int lo = 0, hi = u.P - 1;  // the last rank whose first arrival is at or before a0
+            while (lo < hi) {
+              const int mid = (lo + hi + 1) / 2;
+              if (u.first[mid] <= a0)
+                lo = mid;
+              else
+                hi = mid - 1;
+            }
+            const int64_t k = u.count[lo], end = u.first[lo] + k, stop = end < e ? end : e;
+            const char* block = u.buf + u.block_off[lo];
+            for (int f = 0; f < u.t.n; ++f) {
+              const W* from =
+                  reinterpret_cast<const W*>(u.t.in_block(f, block, k, a0 - u.first[lo]));
+              W* col = reinterpret_cast<W*>(u.t.row[f]);
+              int64_t a = a0;
+              for (; a < stop && a < u.n_holes; ++a) col[u.holes[a]] = from[a - a0];
+              for (; a < stop; ++a) col[u.n + (a - u.n_holes)] = from[a - a0];
+            }
+            a0 = stop;
+          }
+        },
+        kHostRowGrain);
   };
   if (u.t.wide)
     run(uint64_t{});
