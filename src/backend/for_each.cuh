@@ -7,6 +7,7 @@
 
 #include "backend/device.hpp"
 #include "backend/exec.hpp"
+#include "backend/host_parallel.hpp"
 #include "common/error.hpp"
 
 #include <algorithm>
@@ -46,6 +47,18 @@ void for_each(const Exec& exec, int64_t n, F f) {
 #endif
   }
   for (int64_t i = 0; i < n; ++i) f(i);
+}
+
+// for_each for element functions whose items are independent (each writes only its own
+// outputs, in any order): the same launch on the device; on the host, parallel ranges
+// (host_for) instead of the serial loop.
+template <class F>
+void for_each_unordered(const Exec& exec, int64_t n, F f) {
+  if (exec.on_device) {
+    for_each(exec, n, f);
+    return;
+  }
+  host_for(n, f, kHostRowGrain);
 }
 
 }  // namespace pvec::impl

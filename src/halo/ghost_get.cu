@@ -13,6 +13,7 @@
 #include "decomp/band.hpp"
 #include "decomp/near_cells.hpp"
 #include "exchange/message_layout.hpp"
+#include "exchange/row_kernels_host.hpp"
 #include "exchange/row_kernels.cuh"
 #include "exchange/row_table.cuh"
 #include "halo/ghost_candidates.cuh"
@@ -123,9 +124,10 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
             f.packed = packed;
             f.use_cells = near_cells<T, DIM>(ctx.grid, me, ctx.ghost_width, f.cells);
             if (fill)
-              for_each(ex, nb, FillNear<T, DIM>{f, near, count, words});
+              for_each_unordered(ex, nb, FillNear<T, DIM>{f, near, count, words});
             else
-              for_each(ex, room + 1, CountNear<T, DIM>{f, near, count, words, room, nb_dev});
+              for_each_unordered(ex, room + 1,
+                                 CountNear<T, DIM>{f, near, count, words, room, nb_dev});
           });
         };
         candidates(false, nullptr, IndexList{}, nullptr, nullptr);
@@ -161,7 +163,7 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
             int64_t* packed = side[U::packed_entries].ensure_as<int64_t>(slots);
             candidates(true, peer, IndexList{}, nullptr, packed);
             sort_pairs_to(ex, peer, peer_plan, packed, sorted, total, P - 1, side[U::temp]);
-            for_each(ex, total, UnpackEntries{sorted, src_plan, shift_plan});
+            for_each_unordered(ex, total, UnpackEntries{sorted, src_plan, shift_plan});
           } else {
             const IndexList src{side[U::entry_sources].ensure(slots * ie), narrow};
             int32_t* shift = side[U::entry_shifts].ensure_as<int32_t>(slots);
@@ -232,10 +234,13 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   const BlockIndex at = plan_index(plan, peers, P, me, n);
   with_pos_type(ctx.pos_dtype, [&](auto t) {  // shifting needs arithmetic in the position type
     using T = decltype(t);
-    for (const RowTable& table : tables)
-      for_each(ex, plan.n_send,
-               PackRows<T>{table, at, sendbuf, plan.sources(),
-                           static_cast<const int32_t*>(plan.shift.data())});
+    const auto* shift = static_cast<const int32_t*>(plan.shift.data());
+    for (const RowTable& table : tables) {
+      if (ex.on_device)
+        for_each(ex, plan.n_send, PackRows<T>{table, at, sendbuf, plan.sources(), shift});
+      else  // the same copies, a column at a time (exchange/row_kernels_host.hpp)
+        pack_rows_host<T>(table, at, sendbuf, plan.sources(), shift, plan.n_send);
+    }
   });
   ps.sync_stream();  // queued kernels belong to the compute time
   ctx.stats.compute_seconds += seconds_since(t_start);

@@ -25,6 +25,19 @@ struct GhostNear {
     for (int d = 0; d < DIM; ++d) xs[d] = load_ro(pos + d * cap + i);
     return !inner.contains(xs);
   }
+  // The host's select (host_select): operator() for items [i0, i0 + len) into vote, with
+  // the same comparisons, written branch-free so that the compiler vectorises the loop.
+  void vote(int64_t i0, int64_t len, unsigned char* out) const {
+    for (int64_t q = 0; q < len; ++q) {
+      bool in = true;
+      PVEC_UNROLL
+      for (int d = 0; d < DIM; ++d) {
+        const T x = pos[d * cap + i0 + q];
+        in = in & (x >= inner.lo[d]) & (x < inner.hi[d]);
+      }
+      out[q] = in ? 0 : 1;
+    }
+  }
 };
 
 }  // namespace pvec::impl

@@ -26,6 +26,31 @@ struct LabelOwner {
   uint8_t* wrap_flag;  // 1 where WrapPositions has work
   int me;
   Band<T, DIM> own;  // this rank's subdomain: a particle inside stays, with no arithmetic
+  // The host's for_each_count: operator() for items [i0, i0 + len) (len <= 32) into bits,
+  // the own-subdomain test first for the whole tile, branch-free so that it vectorises (the
+  // same comparisons as own.contains), operator() only for the particles outside it.
+  void label_tile(int64_t i0, int len, uint32_t* bits) const {
+    unsigned char in[32];
+    for (int q = 0; q < len; ++q) {
+      bool c = true;
+      PVEC_UNROLL
+      for (int d = 0; d < DIM; ++d) {
+        const T x = pos[d * cap + i0 + q];
+        c = c & (x >= own.lo[d]) & (x < own.hi[d]);
+      }
+      in[q] = c ? 1 : 0;
+    }
+    for (int q = 0; q < len; ++q) {
+      if (in[q] != 0) {
+        dest[i0 + q] = me;
+        wrap_flag[i0 + q] = 0;
+        bits[q] = 0;
+      } else {
+        bits[q] = (*this)(i0 + q);
+      }
+    }
+  }
+
   PVEC_HD uint32_t operator()(int64_t i) const {
     T xs[DIM];
     PVEC_UNROLL

@@ -11,6 +11,7 @@
 #include "exchange/block_index.cuh"
 #include "exchange/message_layout.hpp"
 #include "exchange/row_kernels.cuh"
+#include "exchange/row_kernels_host.hpp"
 #include "exchange/row_table.cuh"
 #include "migrate/label_owner.cuh"
 #include "migrate/wrap_positions.cuh"
@@ -97,7 +98,7 @@ int64_t map(DistContext& ctx, unsigned flags) {
       fail(PVEC_ERROR_INTERNAL, "pvec_map: ", selected, " movers selected, ", m, " counted");
     keys = side[U::mover_keys].ensure_as<int32_t>(2 * m);
     order = side[U::mover_order].ensure_as<int64_t>(m);
-    for_each(ex, m, MoverKeys{dest, movers, keys, order, P});
+    for_each_unordered(ex, m, MoverKeys{dest, movers, keys, order, P});
     // The send and receive slots serve as the sort's alternate buffers until packing.
     sort_pairs(ex, keys, order, m, P, side[U::temp], side[U::sort_keys_alt],
                side[U::sort_vals_alt]);
@@ -171,7 +172,10 @@ int64_t map(DistContext& ctx, unsigned flags) {
       });
     });
   for (const RowTable& t : tables) {
-    for_each(ex, n_send, PackRows<float>{t, at, sendbuf, IndexList{order, false}, nullptr});
+    if (ex.on_device)
+      for_each(ex, n_send, PackRows<float>{t, at, sendbuf, IndexList{order, false}, nullptr});
+    else  // the same copies, a column at a time (exchange/row_kernels_host.hpp)
+      pack_rows_host<float>(t, at, sendbuf, IndexList{order, false}, nullptr, n_send);
     if (h > 0) for_each(ex, h, MoveRows{t, movers + n_recv, tail});
   }
   ps.sync_stream();  // queued kernels belong to the compute time
@@ -179,9 +183,13 @@ int64_t map(DistContext& ctx, unsigned flags) {
   const char* got =
       ctx.exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
-  for (const RowTable& t : tables)
-    for_each(ex, n_recv,
-             UnpackRows{t, got, peers + 3 * P, peers + 4 * P, peers + 5 * P, P, movers, m, n});
+  for (const RowTable& t : tables) {
+    const UnpackRows u{t, got, peers + 3 * P, peers + 4 * P, peers + 5 * P, P, movers, m, n};
+    if (ex.on_device)
+      for_each(ex, n_recv, u);
+    else
+      unpack_rows_host(u, n_recv);
+  }
   ps.sync_stream();
   ps.set_sizes(n_new, 0);
   ps.bump_generation();

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #if defined(__CUDACC__)
 #include <cuda_runtime_api.h>
@@ -60,6 +62,13 @@ __global__ void __launch_bounds__(256, 6)
 // read back); tmp holds the device counters. With votes (ceil(n / 32) words), bit b of
 // votes[w] is also set to bit vote_bit of f(32 w + b) (0 past n), in the same pass: the
 // words voted_indices turns into a list of indices.
+// Whether F has label_tile(i0, len, bits): f(i0 + q) for q < len <= 32 into bits[q].
+template <class F, class = void>
+struct has_label_tile : std::false_type {};
+template <class F>
+struct has_label_tile<F, std::void_t<decltype(std::declval<const F&>().label_tile(
+                             int64_t{}, 0, static_cast<uint32_t*>(nullptr)))>> : std::true_type {};
+
 template <int K, class F>
 void for_each_count(const Exec& exec, int64_t n, F f, ScratchBuffer& tmp, int64_t (&counts)[K],
                     uint32_t* votes = nullptr, int vote_bit = 0) {
@@ -87,16 +96,40 @@ void for_each_count(const Exec& exec, int64_t n, F f, ScratchBuffer& tmp, int64_
     fail(PVEC_ERROR_INTERNAL, "device execution requested in a file compiled without CUDA");
 #endif
   }
-  for (int64_t w = 0; 32 * w < n; ++w) {  // 32 indices at a time, as a warp takes them
-    uint32_t word = 0;
-    const int64_t end = std::min(n, 32 * w + 32);
-    for (int64_t i = 32 * w; i < end; ++i) {
-      const uint32_t bits = f(i);
-      for (int k = 0; k < K; ++k) counts[k] += (bits >> k) & 1u;
-      word |= ((bits >> vote_bit) & 1u) << (i - 32 * w);
+  // The host: ranges of words in parallel (f writes only item i's outputs), each with its own
+  // counts, summed after (integers: the same at any thread count).
+  struct Ctx {
+    const F* f;
+    int64_t n;
+    uint32_t* votes;
+    int vote_bit;
+    int64_t counts[kHostMaxThreads][K];
+  };
+  Ctx ctx{&f, n, votes, vote_bit, {}};
+  auto body = [](void* c, int64_t w0, int64_t w1, int t) {
+    Ctx& x = *static_cast<Ctx*>(c);
+    int64_t local[K] = {};
+    for (int64_t w = w0; w < w1; ++w) {  // 32 indices at a time, as a warp takes them
+      uint32_t word = 0;
+      const int64_t end = std::min(x.n, 32 * w + 32);
+      uint32_t got[32];
+      const int len = static_cast<int>(end - 32 * w);
+      if constexpr (has_label_tile<F>::value)
+        x.f->label_tile(32 * w, len, got);  // f's own loop over the word (LabelOwner's)
+      else
+        for (int q = 0; q < len; ++q) got[q] = (*x.f)(32 * w + q);
+      for (int q = 0; q < len; ++q) {
+        const uint32_t bits = got[q];
+        for (int k = 0; k < K; ++k) local[k] += (bits >> k) & 1u;
+        word |= ((bits >> x.vote_bit) & 1u) << q;
+      }
+      if (x.votes != nullptr) x.votes[w] = word;
     }
-    if (votes != nullptr) votes[w] = word;
-  }
+    for (int k = 0; k < K; ++k) x.counts[t][k] = local[k];
+  };
+  const int ranges = host_ranges((n + 31) / 32, kHostGrain / 32, body, &ctx);
+  for (int t = 0; t < ranges; ++t)
+    for (int k = 0; k < K; ++k) counts[k] += ctx.counts[t][k];
 }
 
 }  // namespace pvec::impl

@@ -10,6 +10,7 @@
 
 #include "backend/device.hpp"
 #include "backend/exec.hpp"
+#include "backend/host_parallel.hpp"
 #include "primitives/primitives.hpp"
 #include "common/error.hpp"
 #include "memory/scratch_buffer.hpp"
@@ -115,10 +116,7 @@ int64_t select_where(const Exec& exec, int64_t n, Keep keep, IndexList out, Scra
     fail(PVEC_ERROR_INTERNAL, "device execution requested in a file compiled without CUDA");
 #endif
   }
-  int64_t c = 0;
-  for (int64_t i = 0; i < n; ++i)
-    if (keep(i)) out.set(c++, i);
-  return c;
+  return host_select(n, keep, out);  // in order, on the host path's threads
 }
 
 // select_where without waiting for the answer (device only): how many indices there are is

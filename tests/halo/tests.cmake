@@ -18,3 +18,23 @@ pvec_add_dist_whitebox(dist_ghost_wide ${_here}/force_wide_indices.cpp "1;2;3"
                        ${_here}/test_dist_ghost_get.cpp ${_here}/test_dist_ghost_put.cpp
                        ${_here}/test_dist_ghost_plan.cpp)
 unset(_here)
+
+# White-box: the host path's parallel loops and host pack against their serial references
+# (host_parallel.cpp compiled in, with OpenMP as in the library).
+pvec_add_test(host_parallel SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_host_parallel.cpp
+              ${PROJECT_SOURCE_DIR}/src/backend/host_parallel.cpp LABELS dist)
+target_include_directories(host_parallel PRIVATE ${PROJECT_SOURCE_DIR}/src)
+if(PVEC_HAVE_OPENMP)
+  target_link_libraries(host_parallel PRIVATE OpenMP::OpenMP_CXX)
+  target_compile_definitions(host_parallel PRIVATE PVEC_HAVE_OPENMP=1)
+endif()
+
+# The ghost and map tests with the host path's parallel loops on 3 threads (at 1 and 2 ranks).
+pvec_add_dist_whitebox(dist_host_threads ${CMAKE_CURRENT_LIST_DIR}/force_host_threads.cpp "1;2"
+                       ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_get.cpp
+                       ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_put.cpp
+                       ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_plan.cpp
+                       ${PROJECT_SOURCE_DIR}/tests/migrate/test_dist_map.cpp)
+if(PVEC_HAVE_OPENMP)
+  target_compile_definitions(dist_host_threads PRIVATE PVEC_TEST_HOST_OPENMP=1)
+endif()

@@ -1,0 +1,128 @@
+// pack_rows_host and unpack_rows_host: PackRows and UnpackRows on the host, component by
+// component. PackRows copies every
+// component of one entry before the next entry (a GPU thread per entry); a CPU core doing the
+// same keeps 16+ read and write streams open at once and waits on each scattered load. Here a
+// range of entries is copied one component at a time within each peer's run, so each loop
+// reads one column in the entries' order (ascending sources within a peer) and writes one
+// contiguous stretch of the block or ghost rows. The values, the shifts and the destinations
+// are PackRows' (bitwise), ranges run in parallel (host_for_ranges): entries are independent.
+#pragma once
+
+#include "backend/host_parallel.hpp"
+#include "common/index_list.hpp"
+#include "exchange/block_index.cuh"
+#include "exchange/row_kernels.cuh"
+#include "exchange/row_table.cuh"
+
+#include <cstdint>
+#include <cstring>
+
+namespace pvec::impl {
+
+namespace detail {
+
+// Entries [a, b) of one peer (slot0: entry a's slot) in component f of table t.
+template <class W, class P, class I>
+void pack_component(const RowTable& t, int f, const Slot& slot0, const I* src, const int32_t* shift,
+                    int64_t a, int64_t b) {
+  const W* from = reinterpret_cast<const W*>(t.row[f]);
+  W* to = reinterpret_cast<W*>(slot0.direct ? t.at(f, slot0.row)
+                                            : t.in_block(f, slot0.block, slot0.k, slot0.local));
+  const int d = t.shift[f];
+  if (sizeof(W) != sizeof(P) || d < 0 || shift == nullptr) {
+    for (int64_t j = a; j < b; ++j) to[j - a] = from[src[j]];
+    return;
+  }
+  const double step = t.step[f];
+  for (int64_t j = a; j < b; ++j) {
+    W v = from[src[j]];
+    const int sc = static_cast<int8_t>((static_cast<uint32_t>(shift[j]) >> (8 * d)) & 0xffu);
+    if (sc != 0) {  // as copy_row_of
+      P x;
+      std::memcpy(&x, &v, sizeof x);
+      x = x + static_cast<P>(sc * step);
+      std::memcpy(&v, &x, sizeof x);
+    }
+    to[j - a] = v;
+  }
+}
+
+template <class W, class P, class I>
+void pack_rows_host_of(const RowTable& t, const BlockIndex& at, char* buf, const I* src,
+                       const int32_t* shift, int64_t n) {
+  host_for_ranges(
+      n,
+      [&](int64_t b, int64_t e) {
+        for (int64_t a = b; a < e;) {  // runs of one peer (entries are sorted by peer)
+          const int32_t r = at.peer != nullptr ? at.peer[a] : at.self;
+          const int64_t end = at.peer != nullptr ? at.first[r] + at.count[r] : e;
+          const int64_t stop = end < e ? end : e;
+          const Slot slot0 = at.slot(a, buf);
+          for (int f = 0; f < t.n; ++f) pack_component<W, P>(t, f, slot0, src, shift, a, stop);
+          a = stop;
+        }
+      },
+      kHostRowGrain);
+}
+
+}  // namespace detail
+
+// PackRows{t, at, buf, src, shift} for entries [0, n), on the host.
+template <class P>
+void pack_rows_host(const RowTable& t, const BlockIndex& at, char* buf, IndexList src,
+                    const int32_t* shift, int64_t n) {
+  if (n <= 0 || t.n == 0) return;
+  auto run = [&](auto w) {
+    using W = decltype(w);
+    if (src.narrow)
+      detail::pack_rows_host_of<W, P>(t, at, buf, static_cast<const int32_t*>(src.data), shift, n);
+    else
+      detail::pack_rows_host_of<W, P>(t, at, buf, static_cast<const int64_t*>(src.data), shift, n);
+  };
+  if (t.wide)
+    run(uint64_t{});
+  else
+    run(uint32_t{});
+}
+
+// UnpackRows u for arrivals [0, n), on the host: per range of arrivals and per sending peer's
+// run, a component at a time (one contiguous stretch of the block read, rows written in
+// arrival order: the movers' holes, then the rows after the old end). Same bytes as u.
+inline void unpack_rows_host(const UnpackRows& u, int64_t n) {
+  if (n <= 0 || u.t.n == 0) return;
+  auto run = [&](auto w) {
+    using W = decltype(w);
+    host_for_ranges(
+        n,
+        [&](int64_t b, int64_t e) {
+          for (int64_t a0 = b; a0 < e;) {
+            int lo = 0, hi = u.P - 1;  // the last rank whose first arrival is at or before a0
+            while (lo < hi) {
+              const int mid = (lo + hi + 1) / 2;
+              if (u.first[mid] <= a0)
+                lo = mid;
+              else
+                hi = mid - 1;
+            }
+            const int64_t k = u.count[lo], end = u.first[lo] + k, stop = end < e ? end : e;
+            const char* block = u.buf + u.block_off[lo];
+            for (int f = 0; f < u.t.n; ++f) {
+              const W* from =
+                  reinterpret_cast<const W*>(u.t.in_block(f, block, k, a0 - u.first[lo]));
+              W* col = reinterpret_cast<W*>(u.t.row[f]);
+              int64_t a = a0;
+              for (; a < stop && a < u.n_holes; ++a) col[u.holes[a]] = from[a - a0];
+              for (; a < stop; ++a) col[u.n + (a - u.n_holes)] = from[a - a0];
+            }
+            a0 = stop;
+          }
+        },
+        kHostRowGrain);
+  };
+  if (u.t.wide)
+    run(uint64_t{});
+  else
+    run(uint32_t{});
+}
+
+}  // namespace pvec::impl
