@@ -112,10 +112,30 @@ asan_suite() {
   # Any report fails the test: ASan and UBSan stop at the first one; LeakSanitizer runs at
   # exit, with Open MPI's own allocations suppressed (tests/hardening/lsan.supp). Huge
   # requests must come back as PVEC_ERROR_OUT_OF_MEMORY, not as an ASan abort.
-  ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:abort_on_error=0:allocator_may_return_null=1:fast_unwind_on_malloc=0:detect_stack_use_after_return=1" \
-  LSAN_OPTIONS="suppressions=$root/tests/hardening/lsan.supp:print_suppressions=0" \
-  UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-    ctest --test-dir "$build" --output-on-failure -j "$test_jobs" -E '^packaging'
+  local asan="halt_on_error=1:detect_leaks=1:abort_on_error=0:allocator_may_return_null=1:fast_unwind_on_malloc=0:detect_stack_use_after_return=1"
+  local log="$build/asan_suite.log"
+  if ASAN_OPTIONS="$asan" \
+     LSAN_OPTIONS="suppressions=$root/tests/hardening/lsan.supp:print_suppressions=0" \
+     UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+     ctest --test-dir "$build" --output-on-failure -j "$test_jobs" -E '^packaging' 2>&1 |
+     tee "$log"; then
+    return 0
+  fi
+  # LeakSanitizer of Debian 12's GCC can crash in its own exit scan ("Tracer caught signal
+  # 11" reading a thread's dynamic TLS, after Open MPI loaded and unloaded its components),
+  # after the test itself passed: a sanitizer bug, not a leak (docs/reliability.md). When
+  # that crash is the only failure, the failed tests run again without the leak scan (every
+  # other ASan and UBSan check still on); any other report fails as before.
+  if grep -q "Tracer caught signal" "$log" &&
+     ! grep -qE "ERROR: AddressSanitizer|runtime error:|ERROR: LeakSanitizer: detected|^/.*: FAILED:" "$log"; then
+    echo "hardening: LeakSanitizer crashed in its exit scan in the failed tests above;" \
+         "running them again without the leak scan"
+    ASAN_OPTIONS="${asan/detect_leaks=1/detect_leaks=0}" \
+    UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+      ctest --test-dir "$build" --output-on-failure --rerun-failed
+    return $?
+  fi
+  return 1
 }
 
 # ---- 2. ThreadSanitizer over the thread test ----------------------------------------------
