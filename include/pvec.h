@@ -856,31 +856,31 @@ typedef struct pvec_verlet_s* pvec_verlet_t;
  *  local_offsets[c] .. local_offsets[c+1]-1, so a kernel over a sorted vector needs no
  *  indirection for them (after a row-major pvec_sort, without PVEC_SORT_MORTON, with a cell
  *  width that gives the same cells, until the rows change; a Morton-sorted vector is near in
- *  memory but not in this list's row-major cell order, so sorted is 0 there). All particles within the
- *  cutoff of a particle in cell c are in the cells within +-span of c in every dimension. */
+ *  memory but not in this list's row-major cell order, so sorted is 0 there). All particles within
+ * the cutoff of a particle in cell c are in the cells within +-span of c in every dimension. */
 typedef struct pvec_cell_list_info {
-  size_t struct_size;   /**< set by the caller: sizeof(pvec_cell_list_info) */
-  int dim;              /**< 1, 2 or 3 */
-  int span;             /**< cells per cutoff: neighbours lie within +-span cells */
-  int on_device;        /**< the arrays are device memory */
-  int sorted;           /**< local rows are in cell order (see above) */
-  double cutoff;        /**< the cutoff the list was built for */
-  double origin[3];     /**< lower corner of cell (0,0,0) */
-  double width[3];      /**< cell widths */
-  double inv_width[3];  /**< 1 / width */
-  int64_t dims[3];      /**< cells per dimension */
-  int64_t ncells;       /**< dims[0]*dims[1]*dims[2] */
-  int64_t n_local;      /**< local rows when built */
-  int64_t n_entries;    /**< rows in the list: n_local, or n_local + ghosts */
+  size_t struct_size;            /**< set by the caller: sizeof(pvec_cell_list_info) */
+  int dim;                       /**< 1, 2 or 3 */
+  int span;                      /**< cells per cutoff: neighbours lie within +-span cells */
+  int on_device;                 /**< the arrays are device memory */
+  int sorted;                    /**< local rows are in cell order (see above) */
+  double cutoff;                 /**< the cutoff the list was built for */
+  double origin[3];              /**< lower corner of cell (0,0,0) */
+  double width[3];               /**< cell widths */
+  double inv_width[3];           /**< 1 / width */
+  int64_t dims[3];               /**< cells per dimension */
+  int64_t ncells;                /**< dims[0]*dims[1]*dims[2] */
+  int64_t n_local;               /**< local rows when built */
+  int64_t n_entries;             /**< rows in the list: n_local, or n_local + ghosts */
   const int32_t* cell_offsets;   /**< ncells + 1 */
   const int32_t* cell_particles; /**< n_entries */
   const int32_t* local_offsets;  /**< ncells + 1: exclusive scan of each cell's local count */
 } pvec_cell_list_info;
 
-#define PVEC_CELL_LIST_INFO_INIT                                                              \
-  {                                                                                           \
+#define PVEC_CELL_LIST_INFO_INIT                                                                 \
+  {                                                                                              \
     sizeof(pvec_cell_list_info), 0, 0, 0, 0, 0.0, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}, 0, \
-        0, 0, NULL, NULL, NULL                                                                \
+        0, 0, NULL, NULL, NULL                                                                   \
   }
 #define PVEC_CELL_LIST_INFO_SIZE_V1 (offsetof(pvec_cell_list_info, local_offsets) + sizeof(void*))
 
@@ -939,13 +939,13 @@ PVEC_API pvec_status pvec_sort(pvec_vector_t vec, double cell_width, unsigned fl
  *  exactly once in the whole run. Neighbours of one particle are in cell order,
  *  deterministically. */
 typedef struct pvec_verlet_info {
-  size_t struct_size; /**< set by the caller: sizeof(pvec_verlet_info) */
-  int half;           /**< a half list */
-  int on_device;      /**< the arrays are device memory */
-  double cutoff;      /**< the interaction cutoff */
-  double skin;        /**< the list holds pairs closer than cutoff + skin */
-  int64_t n;          /**< local particles with a list (n_local when built) */
-  int64_t n_pairs;    /**< entries: offsets[n] */
+  size_t struct_size;       /**< set by the caller: sizeof(pvec_verlet_info) */
+  int half;                 /**< a half list */
+  int on_device;            /**< the arrays are device memory */
+  double cutoff;            /**< the interaction cutoff */
+  double skin;              /**< the list holds pairs closer than cutoff + skin */
+  int64_t n;                /**< local particles with a list (n_local when built) */
+  int64_t n_pairs;          /**< entries: offsets[n] */
   const int64_t* offsets;   /**< n + 1 */
   const int32_t* neighbors; /**< n_pairs */
 } pvec_verlet_info;
