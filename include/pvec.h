@@ -856,8 +856,9 @@ typedef struct pvec_verlet_s* pvec_verlet_t;
  *  local_offsets[c] .. local_offsets[c+1]-1, so a kernel over a sorted vector needs no
  *  indirection for them (after a row-major pvec_sort, without PVEC_SORT_MORTON, with a cell
  *  width that gives the same cells, until the rows change; a Morton-sorted vector is near in
- *  memory but not in this list's row-major cell order, so sorted is 0 there). All particles within
- * the cutoff of a particle in cell c are in the cells within +-span of c in every dimension. */
+ *  memory but not in this list's row-major cell order, so sorted is 0 there). All particles
+ *  within the cutoff of a particle in cell c are in the cells within +-span of c in every
+ *  dimension. */
 typedef struct pvec_cell_list_info {
   size_t struct_size;            /**< set by the caller: sizeof(pvec_cell_list_info) */
   int dim;                       /**< 1, 2 or 3 */
