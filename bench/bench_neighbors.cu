@@ -18,8 +18,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #if defined(__CUDACC__)
@@ -113,6 +115,69 @@ struct LjForce {
     force[2 * list.n + i] = fz;
   }
 };
+
+#if defined(__CUDACC__)
+// The same kernel with G threads per particle (G divides 32): thread r of a group takes
+// entries begin + r, begin + r + G, ..., so that a group reads its list in whole sectors, and
+// the group adds its partial forces with shuffles. The pattern docs/neighbors.md recommends.
+template <int G>
+__global__ void lj_force_group(int64_t n, const double* pos, int64_t cap, pvec::verlet_view list,
+                               double rc2, double* force) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t i = t / G;
+  const int r = static_cast<int>(t % G);
+  double fx = 0, fy = 0, fz = 0;
+  if (i < n) {
+    const double xi = pos[i], yi = pos[cap + i], zi = pos[2 * cap + i];
+    const int64_t end = list.end(i);
+    for (int64_t e = list.begin(i) + r; e < end; e += G) {
+      const int32_t j = list[e];
+      const double dx = xi - pos[j], dy = yi - pos[cap + j], dz = zi - pos[2 * cap + j];
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      if (r2 < rc2) {
+        const double s2 = 1 / r2, s6 = s2 * s2 * s2, fr = 48 * s2 * s6 * (s6 - 0.5);
+        fx += fr * dx;
+        fy += fr * dy;
+        fz += fr * dz;
+      }
+    }
+  }
+  for (int o = G / 2; o > 0; o >>= 1) {  // every lane of the warp takes part
+    fx += __shfl_xor_sync(0xffffffffu, fx, o);
+    fy += __shfl_xor_sync(0xffffffffu, fy, o);
+    fz += __shfl_xor_sync(0xffffffffu, fz, o);
+  }
+  if (i < n && r == 0) {
+    force[i] = fx;
+    force[list.n + i] = fy;
+    force[2 * list.n + i] = fz;
+  }
+}
+
+template <int G>
+void launch_group(int64_t n, const double* pos, int64_t cap, pvec::verlet_view list, double rc2,
+                  double* force) {
+  const int64_t threads = n * G;
+  lj_force_group<G><<<static_cast<unsigned>((threads + 255) / 256), 256>>>(n, pos, cap, list, rc2,
+                                                                          force);
+  BENCH_CUDA_OK(cudaGetLastError());
+}
+#endif
+
+// Runs f with environment variable `name` set to `value` (pvec's diagnostic switches), then
+// restores it.
+template <class F>
+auto with_env(const char* name, const char* value, F&& f) {
+  const char* old = std::getenv(name);
+  const std::string saved = old != nullptr ? old : "";
+  setenv(name, value, 1);
+  auto r = f();
+  if (old != nullptr)
+    setenv(name, saved.c_str(), 1);
+  else
+    unsetenv(name);
+  return r;
+}
 
 #if defined(__CUDACC__)
 template <class F>
@@ -249,6 +314,14 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
            note("box %s, %lld cells, byte model %.2f GB, %.2f of roofline", box,
                 static_cast<long long>(ci.ncells), model / 1e9, roof),
            Json("neighbors").str("box", box).num("roof", roof).num("model_bytes", model));
+    if (g_device) {  // the atomic counting sort the radix sort replaced, same arrays
+      const double t_at = with_env("PVEC_BUCKET_SORT", "atomic", [&] {
+        return timed(reps, [&] { BENCH_PVEC(pvec_cell_list_build(cl)); });
+      });
+      report("cell_list_atomic", order, n, t_at * 1e3,
+             note("box %s, PVEC_BUCKET_SORT=atomic: %.2fx the default's time", box, t_at / t_cl),
+             Json("neighbors").str("box", box).num("vs_default", t_at / t_cl));
+    }
     BENCH_PVEC(pvec_cell_list_destroy(cl));
 
     // Verlet lists: full (span 1 and 2) and half.
@@ -263,6 +336,14 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
              note("box %s, %.1f neighbours/particle, %lld ghosts", box,
                   static_cast<double>(vi.n_pairs) / n, static_cast<long long>(n_ghost)),
              Json("neighbors").str("box", box).num("pairs", static_cast<double>(vi.n_pairs)));
+      if (g_device && span == 1) {  // the per-particle pass, same arrays
+        const double tp = with_env("PVEC_VERLET_PASS", "particle", [&] {
+          return timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(l)); });
+        });
+        report("verlet_full_particle", order, n, tp * 1e3,
+               note("box %s, PVEC_VERLET_PASS=particle: %.2fx the default's time", box, tp / t),
+               Json("neighbors").str("box", box).num("vs_default", tp / t));
+      }
       if (span == 1)
         full = l;
       else
@@ -276,6 +357,14 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
     report("verlet_half", order, n, t_half * 1e3,
            note("box %s, %.1f pairs/particle", box, static_cast<double>(hi.n_pairs) / n),
            Json("neighbors").str("box", box).num("pairs", static_cast<double>(hi.n_pairs)));
+    if (g_device) {
+      const double tp = with_env("PVEC_VERLET_PASS", "particle", [&] {
+        return timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(half)); });
+      });
+      report("verlet_half_particle", order, n, tp * 1e3,
+             note("box %s, PVEC_VERLET_PASS=particle: %.2fx the default's time", box, tp / t_half),
+             Json("neighbors").str("box", box).num("vs_default", tp / t_half));
+    }
     BENCH_PVEC(pvec_verlet_destroy(half));
 
     // The user's force kernel over pvec's full list, and over the hand-built list.
@@ -312,6 +401,28 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
                .str("box", box)
                .num("hand_ms", t_h * 1e3)
                .num("speed_vs_hand", t_h / t_f));
+#if defined(__CUDACC__)
+    if (g_device) {  // G threads per particle
+      auto group_row = [&](auto gc) {
+        constexpr int G = decltype(gc)::value;
+        const double tg = timed(reps, [&] { launch_group<G>(n, pos, L.capacity, lv, 9.0, force); });
+        const double tgh =
+            timed(reps, [&] { launch_group<G>(n, pos, L.capacity, hv, 9.0, force); });
+        char name[32];
+        std::snprintf(name, sizeof name, "lj_force_pvec_list_g%d", G);
+        report(name, order, n, tg * 1e3,
+               note("box %s, %d threads/particle; hand-built list %.3f ms, pvec/hand speed %.3f",
+                    box, G, tgh * 1e3, tgh / tg),
+               Json("neighbors")
+                   .str("box", box)
+                   .num("threads_per_particle", G)
+                   .num("hand_ms", tgh * 1e3)
+                   .num("speed_vs_hand", tgh / tg));
+      };
+      group_row(std::integral_constant<int, 4>{});
+      group_row(std::integral_constant<int, 8>{});
+    }
+#endif
     dev_free(hand);
     BENCH_PVEC(pvec_verlet_destroy(full));
   }

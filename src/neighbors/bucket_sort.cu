@@ -1,8 +1,12 @@
-// bucket_sort (bucket_sort.hpp). Device: one atomic per item counts the buckets and gives each
-// item a slot, a scan makes the offsets, a scatter places the items, and one thread per bucket
-// sorts its (short) bucket by item, which makes the order deterministic. A bucket of more than
-// 64 items sends the whole sort to a stable radix sort instead. Host: the same passes as
-// loops, in item order, which is stable by construction.
+// bucket_sort (bucket_sort.hpp). Device, from 2^15 items: a stable radix sort of (key, item)
+// (CUB, over the bits the keys use), then the bucket offsets from where the sorted keys change
+// (a max-scan fills the empty buckets): no atomics, so rows in random order cost what rows in
+// cell order do. Device, fewer items (or PVEC_BUCKET_SORT=atomic): one atomic per item counts
+// the buckets and gives each item a slot, a scan makes the offsets, a scatter places the items,
+// and one thread per bucket sorts its (short) bucket by item, which makes the order
+// deterministic; a bucket of more than 64 items sends that sort to the radix sort. Host: the
+// same passes as loops, in item order, which is stable by construction. Every path gives the
+// same arrays.
 #include "neighbors/bucket_sort.hpp"
 
 #include "backend/device.hpp"
@@ -12,6 +16,8 @@
 #include "primitives/primitives.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #if defined(__CUDACC__)
 #include <cub/device/device_radix_sort.cuh>
@@ -94,6 +100,41 @@ struct Iota {
   PVEC_HD void operator()(int64_t i) const { v[i] = static_cast<int32_t>(i); }
 };
 
+// offsets[k + 1] = one past the last item of bucket k, for the buckets that hold items.
+struct RunEnds {
+  const int32_t* sorted;
+  int64_t n;
+  int32_t* offsets;
+  PVEC_HD void operator()(int64_t e) const {
+    const int32_t k = sorted[e];
+    if (e + 1 == n || sorted[e + 1] != k) offsets[k + 1] = static_cast<int32_t>(e + 1);
+  }
+};
+
+struct SplitOfIdentity {
+  const int32_t* offsets;
+  int32_t n_split;
+  int32_t* split;
+  PVEC_HD void operator()(int64_t b) const {
+    split[b] = offsets[b] < n_split ? offsets[b] : n_split;
+  }
+};
+
+struct MaxOp {
+  PVEC_HD int32_t operator()(int32_t a, int32_t b) const { return a > b ? a : b; }
+};
+
+// What the device path uses for n items: the radix sort from kRadixFrom items, unless the
+// environment says otherwise (PVEC_BUCKET_SORT=atomic or radix; a diagnostic for benchmarks).
+constexpr int64_t kRadixFrom = int64_t{1} << 15;
+
+bool use_radix(int64_t n) {
+  const char* e = std::getenv("PVEC_BUCKET_SORT");
+  if (e != nullptr && std::strcmp(e, "atomic") == 0) return false;
+  if (e != nullptr && std::strcmp(e, "radix") == 0) return true;
+  return n >= kRadixFrom;
+}
+
 void scan_in_place(const Exec& exec, int32_t* data, int64_t n_plus_1, ScratchBuffer& tmp) {
   if (!exec.on_device) {
     int32_t run = 0;
@@ -126,12 +167,90 @@ int bits_for(int64_t nb) {
 
 }  // namespace
 
-void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int64_t n_split,
-                 int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s) {
+void bucket_offsets_of_sorted(const Exec& exec, const int32_t* sorted_keys, int64_t n, int64_t nb,
+                              int32_t* offsets, ScratchBuffer& tmp) {
+  const size_t nb1 = static_cast<size_t>(nb + 1);
+  zero_2d(offsets, nb1 * sizeof(int32_t), nb1 * sizeof(int32_t), 1, exec.on_device, exec.stream);
+  for_each(exec, n, RunEnds{sorted_keys, n, offsets});
+  if (!exec.on_device) {
+    for (size_t k = 1; k < nb1; ++k) offsets[k] = std::max(offsets[k], offsets[k - 1]);
+    return;
+  }
+#if defined(__CUDACC__)
+  cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
+  const int items = as_cub_count(static_cast<int64_t>(nb1));
+  size_t bytes = 0;
+  check_cuda(cub::DeviceScan::InclusiveScan(nullptr, bytes, offsets, offsets, MaxOp{}, items, s),
+             "cub::DeviceScan::InclusiveScan");
+  check_cuda(cub::DeviceScan::InclusiveScan(tmp.ensure(std::max<size_t>(bytes, 1)), bytes, offsets,
+                                            offsets, MaxOp{}, items, s),
+             "cub::DeviceScan::InclusiveScan");
+#else
+  fail(PVEC_ERROR_INTERNAL, "device scan in a build without CUDA");
+#endif
+}
+
+namespace {
+
+// The radix path of bucket_sort (device only).
+void radix_bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
+                       int64_t n_split, int32_t* offsets, int32_t* order, int32_t* split_offsets,
+                       BucketScratch& s) {
+#if defined(__CUDACC__)
+  cudaStream_t st = static_cast<cudaStream_t>(exec.stream);
+  int32_t* keys_out = s.keys_alt.ensure_as<int32_t>(std::max<int64_t>(n, 1));
+  int32_t* items = s.vals_in.ensure_as<int32_t>(std::max<int64_t>(n, 1));
+  for_each(exec, n, Iota{items});
+  const int items_n = as_cub_count(n);
+  const int end_bit = bits_for(nb);
+  size_t bytes = 0;
+  check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_out, items, order, items_n,
+                                             0, end_bit, st),
+             "cub::DeviceRadixSort::SortPairs");
+  check_cuda(cub::DeviceRadixSort::SortPairs(s.tmp.ensure(std::max<size_t>(bytes, 1)), bytes, keys,
+                                             keys_out, items, order, items_n, 0, end_bit, st),
+             "cub::DeviceRadixSort::SortPairs");
+  bucket_offsets_of_sorted(exec, keys_out, n, nb, offsets, s.tmp);
+  if (split_offsets != nullptr) {
+    const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
+    for_each(exec, nb, SortBucket{offsets, order, split_offsets, split, nullptr, false});
+    scan_in_place(exec, split_offsets, nb + 1, s.tmp);
+  }
+#else
+  (void)exec, (void)keys, (void)n, (void)nb, (void)n_split, (void)offsets, (void)order,
+      (void)split_offsets, (void)s;
+  fail(PVEC_ERROR_INTERNAL, "device radix sort in a build without CUDA");
+#endif
+}
+
+void check_sizes(int64_t n, int64_t nb) {
   if (n < 0 || n > INT32_MAX || nb <= 0 || nb >= INT32_MAX)
     fail(PVEC_ERROR_NOT_SUPPORTED, "bucket sort of ", n, " items into ", nb,
          " buckets: both must be below 2^31");
+}
+
+}  // namespace
+
+void bucket_sort_presorted(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
+                           int64_t n_split, int32_t* offsets, int32_t* order,
+                           int32_t* split_offsets, BucketScratch& s) {
+  check_sizes(n, nb);
+  for_each(exec, n, Iota{order});
+  bucket_offsets_of_sorted(exec, keys, n, nb, offsets, s.tmp);
+  if (split_offsets != nullptr) {
+    const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
+    for_each(exec, nb + 1, SplitOfIdentity{offsets, split, split_offsets});
+  }
+}
+
+void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int64_t n_split,
+                 int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s) {
+  check_sizes(n, nb);
   const bool dev = exec.on_device;
+  if (dev && use_radix(n)) {
+    radix_bucket_sort(exec, keys, n, nb, n_split, offsets, order, split_offsets, s);
+    return;
+  }
   const size_t nb1 = static_cast<size_t>(nb + 1);
   zero_2d(offsets, nb1 * sizeof(int32_t), nb1 * sizeof(int32_t), 1, dev, exec.stream);
   int32_t* slot = s.slot.ensure_as<int32_t>(std::max<int64_t>(n, 1));

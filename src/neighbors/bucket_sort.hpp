@@ -47,10 +47,22 @@ PVEC_HD inline int32_t claim_slot(int32_t* counts, int32_t k) {
 // over buckets of the number of items below n_split in each (nb + 1 entries), i.e. the items
 // < n_split of bucket b are order[offsets[b] .. offsets[b] + split_offsets[b+1] -
 // split_offsets[b]). n and nb below 2^31. Runs on exec's side; all pointers on that side.
-// Queues the device work without waiting for it, except when a bucket holds more than 64
-// items (then a radix sort replaces the per-bucket sort, after one small copy to the host).
+// Queues the device work without waiting for it, except on the atomic path (below 2^15
+// items) when a bucket holds more than 64 items (then a radix sort replaces the per-bucket
+// sort, after one small copy to the host).
 void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int64_t n_split,
                  int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s);
+
+// bucket_sort of keys that are non-decreasing already (the caller checked): order is the
+// identity and offsets come from where the keys change; the same arrays as bucket_sort.
+void bucket_sort_presorted(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
+                           int64_t n_split, int32_t* offsets, int32_t* order,
+                           int32_t* split_offsets, BucketScratch& s);
+
+// offsets[nb + 1] of sorted keys (n of them, in [0, nb)): offsets[k] = first position of a
+// key >= k. Queued on exec; tmp is device scan storage.
+void bucket_offsets_of_sorted(const Exec& exec, const int32_t* sorted_keys, int64_t n, int64_t nb,
+                              int32_t* offsets, ScratchBuffer& tmp);
 
 // bucket_sort after the counting, for callers that computed the keys and claimed the slots
 // themselves in the same pass (offsets zeroed first, then slot[i] = claim_slot(offsets,

@@ -28,6 +28,7 @@ struct CellKeys {
   const T* pos;
   int64_t cap;
   int64_t n_sorted;
+  int64_t n_split;  // a descent at a row below it sets bit 1, at or above it bit 2
   int morton_bits;
   int32_t* keys;
   int32_t* flags;
@@ -67,7 +68,7 @@ struct CellKeys {
         PVEC_UNROLL
         for (int d = 1; d < DIM; ++d) kp = kp * g.dims[d] + p[d];
       }
-      if (kp > key) flag_or(flags, 2);
+      if (kp > key) flag_or(flags, i < n_split ? 2 : 4);
     }
   }
 };
@@ -76,13 +77,14 @@ struct CellKeys {
 
 void cell_keys(const Exec& exec, pvec_dtype pos_dtype, const void* pos, int64_t capacity,
                const pvec::cell_list_view& g, int64_t n, int64_t n_sorted, int morton_bits,
-               int32_t* keys, int32_t* flags, int32_t* counts, int32_t* slots) {
+               int32_t* keys, int32_t* flags, int32_t* counts, int32_t* slots, int64_t n_split) {
   with_pos_type(pos_dtype, [&](auto t) {
     using T = decltype(t);
     with_dim123(g.dim, [&](auto D) {
       for_each(exec, n,
-               CellKeys<T, D.value>{g, static_cast<const T*>(pos), capacity, n_sorted, morton_bits,
-                                    keys, flags, counts, slots});
+               CellKeys<T, D.value>{g, static_cast<const T*>(pos), capacity, n_sorted,
+                                    n_split < 0 ? n_sorted : n_split, morton_bits, keys,
+                                    flags, counts, slots});
     });
   });
 }
@@ -113,17 +115,21 @@ void CellList::build(const NeighborInput& in, const CellListParams& p) {
   int32_t* local_offsets = local_offsets_.ensure_as<int32_t>(g.ncells + 1);
   int32_t* flags = flags_.ensure_as<int32_t>(1);
   zero_2d(flags, sizeof(int32_t), sizeof(int32_t), 1, ex.on_device, ex.stream);
-  // Keys and slots in one pass over the positions; whether the local rows are in cell order
-  // is seen where the rows are placed.
-  zero_2d(offsets, (g.ncells + 1) * sizeof(int32_t), (g.ncells + 1) * sizeof(int32_t), 1,
-          ex.on_device, ex.stream);
-  int32_t* slots = scratch_.slot.ensure_as<int32_t>(std::max<int64_t>(n, 1));
-  cell_keys(ex, in.pos_dtype, pos, ps.capacity(), g, n, 0, 0, keys, flags, offsets, slots);
-  bucket_sort_counted(ex, keys, slots, n, g.ncells, n_local, offsets, particles, local_offsets,
-                      scratch_, flags, n_local);
+  // Keys in one pass over the positions, which also sees whether the local rows (flag bit 1)
+  // and the rows after them (bit 2) are in cell order; rows all in order need no sort.
+  cell_keys(ex, in.pos_dtype, pos, ps.capacity(), g, n, n, 0, keys, flags, nullptr, nullptr,
+            n_local);
   int32_t flags_host = 0;
   copy_bytes(&flags_host, flags, sizeof flags_host, ex.on_device, ex.stream);
   if (ex.on_device) stream_synchronize(ex.stream);
+  if ((flags_host & 1) == 0) {
+    if ((flags_host & 6) == 0)
+      bucket_sort_presorted(ex, keys, n, g.ncells, n_local, offsets, particles, local_offsets,
+                            scratch_);
+    else
+      bucket_sort(ex, keys, n, g.ncells, n_local, offsets, particles, local_offsets, scratch_);
+    if (ex.on_device) stream_synchronize(ex.stream);
+  }
   if (flags_host & 1)
     fail(PVEC_ERROR_INVALID_ARGUMENT,
          "a particle position is NaN or infinite: no cell holds it (the list is left unbuilt)");

@@ -19,10 +19,13 @@ void with_dim123(int dim, F&& f) {
     f(std::integral_constant<int, 3>{});
 }
 
-// Bitwise or on the device (atomic), a plain or on the host (loops run in order).
+// Bitwise or on the device (atomic), a plain or on the host (loops run in order). On the
+// device the flag is read first (from L2) and the atomic skipped once the bits are set: the
+// callers raise flags for conditions that may hold for most rows (rows out of cell order),
+// where one atomic per row would queue on the one address.
 PVEC_HD inline void flag_or(int32_t* p, int32_t bits) {
 #if defined(__CUDA_ARCH__)
-  atomicOr(p, bits);
+  if ((__ldcg(p) & bits) != bits) atomicOr(p, bits);
 #else
   *p |= bits;
 #endif

@@ -1,6 +1,7 @@
 // VerletList (verlet_list.hpp): one thread (or loop iteration) per local particle walks the
 // cells within +-span of its own, once to count and once to fill, with the half-list rules
-// decided per row of cells so that the inner loop is a plain range of entries.
+// decided per row of cells so that the inner loop is a plain range of entries; on the device
+// one warp per cell does the same passes (verlet_warp.cuh) where the stencil fits a warp.
 #include "neighbors/verlet_list.hpp"
 
 #include "backend/device.hpp"
@@ -11,6 +12,8 @@
 #include "primitives/primitives.hpp"
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 
 namespace pvec::impl {
 namespace {
@@ -45,6 +48,8 @@ struct VerletPass {
   int64_t* offsets;  // count pass: the counts; fill pass: where each list starts
   int32_t* nbr;
   const int32_t* order;  // the local rows in cell order, or null when they are in it already
+  const T* xs = nullptr;  // warp pass: positions by entry of cell_particles (DIM columns)
+  int64_t xs_stride = 0;
 
   PVEC_HD void operator()(int64_t t) const {
     // Neighbouring threads take neighbouring particles, so that a warp reads the same cells.
@@ -124,6 +129,21 @@ struct LocalOrder {
   }
 };
 
+// The positions of the list's entries in entry order, for the warp pass.
+template <class T, int DIM>
+struct EntryPositions {
+  const int32_t* rows;
+  const T* pos;
+  int64_t cap;
+  T* xs;
+  int64_t n;
+  PVEC_HD void operator()(int64_t e) const {
+    const int32_t j = rows[e];
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) xs[d * n + e] = pos[d * cap + j];
+  }
+};
+
 template <class T, int DIM>
 struct Moved {
   const T* pos;
@@ -152,17 +172,26 @@ namespace pvec::impl {
 
 namespace {
 
-// One pass on exec's side, one iteration per particle, or on the device for a full list of
-// one cell per cutoff one warp per cell (the same arrays either way). Measured on the H200
-// (docs/performance.md): the warp form is faster for full lists of span 1; for half lists,
-// whose per-particle form skips the locals of the lower half of the stencil, and for span 2,
-// whose cells hold too few particles to share a warp's candidates, the per-particle form is.
+// One pass on exec's side, one iteration per particle, or on the device one warp per cell
+// (the same arrays either way). The warp form needs the stencil to fit a warp's lanes
+// (warp_cut) and the entries' positions (p.xs); measured on the H200 (docs/performance.md).
 template <class T, int DIM, bool HALF, bool FILL>
-void verlet_pass(const Exec& ex, int64_t n, const VerletPass<T, DIM, HALF, FILL>& p) {
+void verlet_pass(const Exec& ex, int64_t n, const VerletPass<T, DIM, HALF, FILL>& p, int cut) {
 #if defined(__CUDACC__)
-  if (ex.on_device && !HALF && p.g.span == 1 && verlet_warp_pass(p, ex.stream)) return;
+  if (ex.on_device && p.xs != nullptr) {
+    verlet_warp_pass(p, cut, ex.stream);
+    return;
+  }
 #endif
+  (void)cut;
   for_each(ex, n, p);
+}
+
+// Whether the device pass may take the warp form: PVEC_VERLET_PASS=particle says no (a
+// diagnostic for benchmarks).
+bool warp_pass_allowed() {
+  const char* e = std::getenv("PVEC_VERLET_PASS");
+  return e == nullptr || std::strcmp(e, "particle") != 0;
 }
 
 }  // namespace
@@ -203,7 +232,7 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
   const MemKind kind = dev_mem ? MemKind::device : MemKind::host;
   if (!kind_set_ || dev_mem != on_device_) {
     for (ScratchBuffer* b :
-         {&offsets_, &neighbors_, &x0_, &self_shift_, &flag_, &scan_tmp_, &order_})
+         {&offsets_, &neighbors_, &x0_, &self_shift_, &flag_, &scan_tmp_, &order_, &xs_})
       b->set_kind(kind);
     kind_set_ = true;
     on_device_ = dev_mem;
@@ -224,11 +253,6 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
   }
   const pvec::cell_list_view g = cells_.view();
   int64_t* offsets = offsets_.ensure_as<int64_t>(n + 2);
-  int32_t* order = nullptr;
-  if (!g.sorted) {
-    order = order_.ensure_as<int32_t>(std::max<int64_t>(n, 1));
-    for_each(ex, g.ncells, LocalOrder{g, order});
-  }
   const void* pos = ps.column(0).mirror(p.device);
   const int64_t cap = ps.capacity();
   int64_t total = 0;
@@ -238,15 +262,36 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
     with_dim123(g.dim, [&](auto D) {
       constexpr int DIM = D.value;
       const T* x = static_cast<const T*>(pos);
+      int warp = kCutNone;
+#if defined(__CUDACC__)
+      if (ex.on_device && warp_pass_allowed()) warp = warp_cut<DIM>(g.span, p.half);
+#else
+      (void)warp_pass_allowed;
+#endif
+      const T* xs = nullptr;
+      int32_t* order = nullptr;
+      if (warp != kCutNone) {
+        const int64_t ne = std::max<int64_t>(g.n_entries, 1);
+        T* buf = xs_.ensure_as<T>(ne * DIM);
+        for_each(ex, g.n_entries, EntryPositions<T, DIM>{g.cell_particles, x, cap, buf, ne});
+        xs = buf;
+      } else if (!g.sorted) {
+        order = order_.ensure_as<int32_t>(std::max<int64_t>(n, 1));
+        for_each(ex, g.ncells, LocalOrder{g, order});
+      }
+      const int64_t xs_stride = std::max<int64_t>(g.n_entries, 1);
       auto run = [&](auto half) {
         constexpr bool H = decltype(half)::value;
-        verlet_pass(
-            ex, n,
-            VerletPass<T, DIM, H, false>{g, x, cap, cut * cut, n, rule, offsets, nullptr, order});
+        verlet_pass(ex, n,
+                    VerletPass<T, DIM, H, false>{g, x, cap, cut * cut, n, rule, offsets, nullptr,
+                                                 order, xs, xs_stride},
+                    warp);
         total = exclusive_scan(ex, offsets, n, scan_tmp_);
         int32_t* nbr = neighbors_.ensure_as<int32_t>(std::max<int64_t>(total, 1));
-        verlet_pass(
-            ex, n, VerletPass<T, DIM, H, true>{g, x, cap, cut * cut, n, rule, offsets, nbr, order});
+        verlet_pass(ex, n,
+                    VerletPass<T, DIM, H, true>{g, x, cap, cut * cut, n, rule, offsets, nbr, order,
+                                                xs, xs_stride},
+                    warp);
       };
       if (p.half)
         run(std::true_type{});

@@ -55,7 +55,7 @@ class VerletList {
   int64_t n_pairs_ = 0;
   bool kind_set_ = false;
   bool on_device_ = false;
-  ScratchBuffer offsets_, neighbors_, x0_, self_shift_, flag_, scan_tmp_, order_;
+  ScratchBuffer offsets_, neighbors_, x0_, self_shift_, flag_, scan_tmp_, order_, xs_;
 };
 
 }  // namespace pvec::impl

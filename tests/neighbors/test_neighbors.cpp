@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <set>
@@ -470,4 +471,106 @@ TEST_CASE("neighbour search of empty ranks and a half list without its plan", "[
   DIST_REQUIRE(st == want);
   DIST_OK(pvec_verlet_destroy(l));
   DIST_OK(pvec_vector_destroy(v));
+}
+
+namespace {
+
+// The arrays of a cell list (locals, and locals + ghosts) and of full and half Verlet lists
+// of v on path p.
+struct Arrays {
+  std::vector<int32_t> off[2], parts[2], loc[2];
+  int sorted[2] = {0, 0};
+  HostList full, half;
+};
+
+Arrays build_all(pvec_vector_t v, Path p, int span, double cutoff, double skin) {
+  Arrays a;
+  const unsigned on = flag_of(p);
+  for (int gh = 0; gh < 2; ++gh) {
+    pvec_cell_list_t cl = nullptr;
+    DIST_OK(pvec_cell_list_create(v, cutoff + skin, span, on | (gh ? PVEC_CELLS_GHOSTS : 0u), &cl));
+    pvec_cell_list_info info = PVEC_CELL_LIST_INFO_INIT;
+    DIST_OK(pvec_cell_list_get(cl, &info));
+    const bool dev = info.on_device != 0;
+    a.off[gh] = fetch(info.cell_offsets, info.ncells + 1, dev);
+    a.parts[gh] = fetch(info.cell_particles, info.n_entries, dev);
+    a.loc[gh] = fetch(info.local_offsets, info.ncells + 1, dev);
+    a.sorted[gh] = info.sorted;
+    DIST_OK(pvec_cell_list_destroy(cl));
+  }
+  pvec_verlet_t full = nullptr, half = nullptr;
+  DIST_OK(pvec_verlet_create(v, cutoff, skin, span, on, &full));
+  DIST_OK(pvec_verlet_create(v, cutoff, skin, span, on | PVEC_VERLET_HALF, &half));
+  a.full = fetch_list(full);
+  a.half = fetch_list(half);
+  DIST_OK(pvec_verlet_destroy(full));
+  DIST_OK(pvec_verlet_destroy(half));
+  return a;
+}
+
+void compare(const Arrays& want, const Arrays& got, Failures& f) {
+  for (int gh = 0; gh < 2; ++gh) {
+    const char* what = gh ? "cell list with ghosts" : "cell list";
+    if (got.off[gh] != want.off[gh]) f.addf(what, ": cell_offsets differ");
+    if (got.parts[gh] != want.parts[gh]) f.addf(what, ": cell_particles differ");
+    if (got.loc[gh] != want.loc[gh]) f.addf(what, ": local_offsets differ");
+    if (got.sorted[gh] != want.sorted[gh]) f.addf(what, ": sorted ", got.sorted[gh]);
+  }
+  if (got.full.offsets != want.full.offsets || got.full.nbr != want.full.nbr)
+    f.add("full Verlet lists differ");
+  if (got.half.offsets != want.half.offsets || got.half.nbr != want.half.nbr)
+    f.add("half Verlet lists differ");
+}
+
+// Sets an environment variable for the scope (nullptr: unset).
+struct ScopedEnv {
+  const char* name;
+  ScopedEnv(const char* n, const char* value) : name(n) {
+    if (value != nullptr)
+      setenv(n, value, 1);
+    else
+      unsetenv(n);
+  }
+  ~ScopedEnv() { unsetenv(name); }
+};
+
+}  // namespace
+
+// The device builds choose between a radix sort and an atomic counting sort of the rows, and
+// between a warp-per-cell and a per-particle Verlet pass (PVEC_BUCKET_SORT, PVEC_VERLET_PASS
+// force one); every choice must give exactly the host's arrays, in random row order and
+// after a locality sort (whose cell list of locals takes the no-sort path), including cells of
+// more than 32 particles (a warp takes them in chunks).
+TEST_CASE("every build method gives the host's arrays", "[neighbors]") {
+  std::vector<Box> bs = boxes();
+  Box dense;  // ~40 particles per cell of 0.12 (24,000 in the unit box)
+  dense.n_per_rank = 24000 / size();
+  dense.seed = 99;
+  bs.push_back(dense);
+  for (const Box& b : bs)
+    for (int sorted : {0, 1}) {
+      INFO(box_name(b) << (sorted ? ", sorted" : ", random order"));
+      Failures f;
+      pvec_vector_t v = make_box(b);
+      const double cutoff = 0.1, skin = 0.02;
+      if (sorted) {  // by the grid of the span-1 lists (same width, same origin)
+        DIST_OK(pvec_sort(v, cutoff + skin, PVEC_SORT_BOTH_MIRRORS, nullptr));
+        DIST_OK(pvec_ghost_get(v, nullptr, 0, 0));
+        DIST_OK(pvec_host_to_device(v, nullptr, 0));
+      }
+      for (int span : {1, 2}) {
+        const Arrays ref = build_all(v, Path::host, span, cutoff, skin);
+        if (sorted && span == 1 && ref.sorted[0] == 0)
+          f.add("a sorted vector's cell list says unsorted");
+        for (const char* bucket : {"radix", "atomic"})
+          for (const char* pass : {static_cast<const char*>(nullptr), "particle"}) {
+            INFO("span " << span << ", PVEC_BUCKET_SORT=" << bucket
+                         << ", PVEC_VERLET_PASS=" << (pass ? pass : "(default)"));
+            ScopedEnv e1("PVEC_BUCKET_SORT", bucket), e2("PVEC_VERLET_PASS", pass);
+            compare(ref, build_all(v, Path::device, span, cutoff, skin), f);
+          }
+      }
+      f.require("build methods");
+      DIST_OK(pvec_vector_destroy(v));
+    }
 }
