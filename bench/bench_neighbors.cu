@@ -154,12 +154,57 @@ __global__ void lj_force_group(int64_t n, const double* pos, int64_t cap, pvec::
   }
 }
 
+// The same, reading positions packed as (x, y, z, 0) per row: one 32-byte sector per
+// neighbour instead of three (the user packs them once per step from pvec's columns).
+struct Pack4 {
+  const double* pos;
+  int64_t cap;
+  double4_32a* pk;
+  PVEC_HOST_DEVICE void operator()(int64_t i) const {
+    pk[i] = make_double4_32a(pos[i], pos[cap + i], pos[2 * cap + i], 0.0);
+  }
+};
+
+template <int G>
+__global__ void lj_force_group_packed(int64_t n, const double4_32a* pk, pvec::verlet_view list,
+                                      double rc2, double* force) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t i = t / G;
+  const int r = static_cast<int>(t % G);
+  double fx = 0, fy = 0, fz = 0;
+  if (i < n) {
+    const double4_32a xi = pk[i];
+    const int64_t end = list.end(i);
+    for (int64_t e = list.begin(i) + r; e < end; e += G) {
+      const double4_32a xj = pk[list[e]];
+      const double dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      if (r2 < rc2) {
+        const double s2 = 1 / r2, s6 = s2 * s2 * s2, fr = 48 * s2 * s6 * (s6 - 0.5);
+        fx += fr * dx;
+        fy += fr * dy;
+        fz += fr * dz;
+      }
+    }
+  }
+  for (int o = G / 2; o > 0; o >>= 1) {
+    fx += __shfl_xor_sync(0xffffffffu, fx, o);
+    fy += __shfl_xor_sync(0xffffffffu, fy, o);
+    fz += __shfl_xor_sync(0xffffffffu, fz, o);
+  }
+  if (i < n && r == 0) {
+    force[i] = fx;
+    force[list.n + i] = fy;
+    force[2 * list.n + i] = fz;
+  }
+}
+
 template <int G>
 void launch_group(int64_t n, const double* pos, int64_t cap, pvec::verlet_view list, double rc2,
                   double* force) {
   const int64_t threads = n * G;
-  lj_force_group<G><<<static_cast<unsigned>((threads + 255) / 256), 256>>>(n, pos, cap, list, rc2,
-                                                                          force);
+  lj_force_group<G>
+      <<<static_cast<unsigned>((threads + 255) / 256), 256>>>(n, pos, cap, list, rc2, force);
   BENCH_CUDA_OK(cudaGetLastError());
 }
 #endif
@@ -200,6 +245,16 @@ void launch(int64_t n, F f) {
 #endif
   for (int64_t i = 0; i < n; ++i) f(i);
 }
+
+#if defined(__CUDACC__)
+// launch without waiting (device only).
+template <class F>
+void launch_async(int64_t n, F f) {
+  if (n <= 0) return;
+  run_kernel<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, f);
+  BENCH_CUDA_OK(cudaGetLastError());
+}
+#endif
 
 void* dev_alloc(size_t bytes) {
 #if defined(__CUDACC__)
@@ -421,6 +476,28 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
       };
       group_row(std::integral_constant<int, 4>{});
       group_row(std::integral_constant<int, 8>{});
+      // Packed positions: the time includes packing every row (locals and ghosts).
+      const int64_t rows = n + n_ghost;
+      double4_32a* pk = static_cast<double4_32a*>(dev_alloc(sizeof(double4_32a) * rows));
+      auto packed = [&](pvec::verlet_view lst) {
+        return timed(reps, [&] {
+          launch_async(rows, Pack4{pos, L.capacity, pk});
+          lj_force_group_packed<4>
+              <<<static_cast<unsigned>((n * 4 + 255) / 256), 256>>>(n, pk, lst, 9.0, force);
+          BENCH_CUDA_OK(cudaGetLastError());
+        });
+      };
+      const double tp = packed(lv), tph = packed(hv);
+      report("lj_force_g4_packed", order, n, tp * 1e3,
+             note("box %s, 4 threads/particle, positions packed xyz0 each call (included); "
+                  "hand-built list %.3f ms, pvec/hand speed %.3f",
+                  box, tph * 1e3, tph / tp),
+             Json("neighbors")
+                 .str("box", box)
+                 .num("threads_per_particle", 4)
+                 .num("hand_ms", tph * 1e3)
+                 .num("speed_vs_hand", tph / tp));
+      dev_free(pk);
     }
 #endif
     dev_free(hand);

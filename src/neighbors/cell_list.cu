@@ -83,8 +83,8 @@ void cell_keys(const Exec& exec, pvec_dtype pos_dtype, const void* pos, int64_t 
     with_dim123(g.dim, [&](auto D) {
       for_each(exec, n,
                CellKeys<T, D.value>{g, static_cast<const T*>(pos), capacity, n_sorted,
-                                    n_split < 0 ? n_sorted : n_split, morton_bits, keys,
-                                    flags, counts, slots});
+                                    n_split < 0 ? n_sorted : n_split, morton_bits, keys, flags,
+                                    counts, slots});
     });
   });
 }

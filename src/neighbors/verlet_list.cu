@@ -47,7 +47,7 @@ struct VerletPass {
   GhostRule rule;
   int64_t* offsets;  // count pass: the counts; fill pass: where each list starts
   int32_t* nbr;
-  const int32_t* order;  // the local rows in cell order, or null when they are in it already
+  const int32_t* order;   // the local rows in cell order, or null when they are in it already
   const T* xs = nullptr;  // warp pass: positions by entry of cell_particles (DIM columns)
   int64_t xs_stride = 0;
 
