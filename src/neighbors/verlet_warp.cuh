@@ -12,6 +12,7 @@
 // Include only from verlet_list.cu, after VerletPass, GhostRule and the cell view.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 
 namespace pvec::impl {
@@ -34,6 +35,11 @@ inline int warp_cut(int span, bool half) {
 constexpr int kWarpQ = 4;        // candidates per lane per round
 constexpr int kWarpBlock = 256;  // threads per block: 8 warps, 8 cells
 
+// A coordinate no particle is near: its squared distance to any particle is far beyond any
+// cutoff and stays finite.
+template <class T>
+constexpr T kFar = sizeof(T) == 8 ? static_cast<T>(1e150) : static_cast<T>(1e18);
+
 template <class T>
 struct WarpStage {
   int32_t seg_begin[32];  // flat position of the segment's first entry
@@ -45,7 +51,7 @@ struct WarpStage {
 };
 
 template <class T, int DIM, bool HALF, bool FILL>
-__global__ void __launch_bounds__(kWarpBlock)
+__global__ void __launch_bounds__(kWarpBlock, 4)
     verlet_warp_kernel(VerletPass<T, DIM, HALF, FILL> p, int cut) {
   __shared__ WarpStage<T> stage[kWarpBlock / 32];
   const pvec::cell_list_view& g = p.g;
@@ -133,31 +139,39 @@ __global__ void __launch_bounds__(kWarpBlock)
     __syncwarp();
     int seg = 0;
     for (int32_t q0 = 0; q0 < total; q0 += 32 * kWarpQ) {
-      int32_t jj[kWarpQ];
+      // Candidate s of this lane: its row, the bound of the row test, its position (far
+      // away when there is no candidate or a half list drops the ghost, so that the
+      // distance test alone rejects it).
+      int32_t jj[kWarpQ], jc[kWarpQ];
       T xj[kWarpQ][DIM];
-      bool ok[kWarpQ];
-      int md[kWarpQ];
 #pragma unroll
       for (int s = 0; s < kWarpQ; ++s) {
         const int32_t q = q0 + 32 * s + lane;
-        ok[s] = q < total;
         jj[s] = -1;
-        md[s] = 0;
-        for (int d = 0; d < DIM; ++d) xj[s][d] = 0;
-        if (ok[s]) {
+        jc[s] = HALF ? INT32_MAX : -1;
+        for (int d = 0; d < DIM; ++d) xj[s][d] = kFar<T>;
+        if (q < total) {
           while (sh.seg_end[seg] <= q) ++seg;
           const int32_t e = sh.seg_first[seg] + (q - sh.seg_begin[seg]);
-          jj[s] = g.cell_particles[e];
-          for (int d = 0; d < DIM; ++d) xj[s][d] = p.xs[d * p.xs_stride + e];
-          md[s] = sh.seg_mode[seg];
-          if (HALF && jj[s] >= p.n_local && !p.rule.keep(jj[s])) ok[s] = false;
+          const int32_t j = g.cell_particles[e];
+          if (!HALF || j < p.n_local || p.rule.keep(j)) {
+            jj[s] = j;
+            for (int d = 0; d < DIM; ++d) xj[s][d] = p.xs[d * p.xs_stride + e];
+            // Full list: any row but the particle's own. Half list: a local of the own cell
+            // only above the particle (no bound elsewhere).
+            if (!HALF)
+              jc[s] = j;
+            else if (sh.seg_mode[seg] == 2 && j < p.n_local)
+              jc[s] = j;
+          }
         }
       }
       for (int k = 0; k < mk; ++k) {
         const int32_t ik = sh.row[k];
         T xk[DIM];
         for (int d = 0; d < DIM; ++d) xk[d] = sh.x[d][k];
-        const int64_t base = FILL ? __shfl_sync(0xffffffffu, my_out, k) : 0;
+        int32_t* out = nullptr;
+        if (FILL) out = p.nbr + __shfl_sync(0xffffffffu, my_out, k);
         int32_t tot = 0;
 #pragma unroll
         for (int s = 0; s < kWarpQ; ++s) {
@@ -166,10 +180,9 @@ __global__ void __launch_bounds__(kWarpBlock)
             const T dx = xj[s][d] - xk[d];
             r2 += dx * dx;
           }
-          bool hit = ok[s] && jj[s] != ik && r2 < p.cut2;
-          if (HALF && md[s] == 2 && jj[s] < p.n_local && jj[s] < ik) hit = false;
+          const bool hit = r2 < p.cut2 && (HALF ? jc[s] > ik : jc[s] != ik);
           const unsigned votes = __ballot_sync(0xffffffffu, hit);
-          if (FILL && hit) p.nbr[base + tot + __popc(votes & below)] = jj[s];
+          if (FILL && hit) out[tot + __popc(votes & below)] = jj[s];
           tot += __popc(votes);
         }
         if (lane == k) {
