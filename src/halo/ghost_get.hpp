@@ -15,4 +15,9 @@ namespace pvec::impl {
 // (INVALID_ARGUMENT on every rank otherwise). Invalidates pointers when the vector grows.
 void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsigned flags);
 
+// Tests: while on, the host path builds its plans with the device path's passes (select,
+// count, scan, fill, sort by rank) instead of its own two, so that a test can compare the two
+// plans' ghosts byte for byte. Not thread-safe against running calls.
+void force_generic_ghost_plan(bool on);
+
 }  // namespace pvec::impl
