@@ -259,6 +259,32 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
   halo.plan = std::move(plan);
 }
 
+// The messages of a ghost_get on host memory as pieces (Communicator::exchange_pieces): every
+// component row of a peer's block (k elements, contiguous in the block) is its own piece, sent
+// from the packed block and received straight into the ghost rows it belongs to, so that the
+// receiver unpacks nothing. ps must have its final capacity.
+void host_pieces(const ParticleSet& ps, const MessageLayout& layout, const GhostPlan& plan,
+                 bool device, char* sendbuf, const std::vector<int64_t>& send_displs, int me,
+                 std::vector<Communicator::Piece>& sends, std::vector<Communicator::Piece>& recvs) {
+  const int P = static_cast<int>(plan.send_counts.size());
+  const int64_t n = ps.n_local(), cap = ps.capacity();
+  for (int r = 0; r < P; ++r) {
+    const int64_t ks = plan.send_counts[r], kr = plan.recv_counts[r];
+    if (r == me || (ks == 0 && kr == 0)) continue;
+    for (size_t q = 0; q < layout.cols.size(); ++q) {
+      const PropertyBuffer& c = ps.column(layout.cols[q]);
+      const int64_t e = static_cast<int64_t>(c.spec.elem_size);
+      char* rows = static_cast<char*>(const_cast<void*>(c.mirror(device)));
+      for (int64_t comp = 0; comp < c.spec.ncomp; ++comp) {
+        if (ks > 0)
+          sends.push_back(
+              {r, sendbuf + send_displs[r] + ks * (layout.col_prefix[q] + comp * e), ks * e});
+        if (kr > 0) recvs.push_back({r, rows + (comp * cap + n + plan.recv_first[r]) * e, kr * e});
+      }
+    }
+  }
+}
+
 // Sends the columns cols of the plan's entries to their ranks and appends what arrives as the
 // ghosts (own periodic images written in place). Collective.
 void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>& cols, bool device,
@@ -277,12 +303,15 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   const int64_t send_total = layout.offsets(plan.send_counts, send_bytes, send_displs, me);
   const int64_t recv_total = layout.offsets(plan.recv_counts, recv_bytes, recv_displs, me);
   const bool ipc = ctx.prepare_exchange(device, recv_total);
+  // Host memory and MPI: the blocks land in the ghost rows (host_pieces), no receive buffer.
+  const bool direct = !gpu && !ipc;
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
   ctx.agree("pvec_ghost_get: making room", [&] {
     sendbuf = static_cast<char*>(side[U::send].ensure(std::max<int64_t>(send_total, 8)));
-    if (!ipc) recvbuf = static_cast<char*>(side[U::recv].ensure(std::max<int64_t>(recv_total, 8)));
+    if (!ipc && !direct)
+      recvbuf = static_cast<char*>(side[U::recv].ensure(std::max<int64_t>(recv_total, 8)));
     ctx.reserve_peers(device, 3 * P);  // as in map
     growth = ps.reserve_growth(n + plan.n_recv);
   });
@@ -303,10 +332,16 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   });
   ps.sync_stream();  // queued kernels belong to the compute time
   ctx.stats.compute_seconds += seconds_since(t_start);
-  const char* got =
-      ctx.exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  if (direct) {
+    std::vector<Communicator::Piece> sends, recvs;
+    host_pieces(ps, layout, plan, device, sendbuf, send_displs, me, sends, recvs);
+    ctx.exchange_pieces(sends, recvs);
+  }
+  const char* got = direct ? nullptr
+                           : ctx.exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf,
+                                          recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
-  for (int r = 0; r < P; ++r) {
+  for (int r = 0; r < P && !direct; ++r) {
     const int64_t k = plan.recv_counts[r];
     if (recv_bytes[r] == 0) continue;  // nothing received (or this rank's own images)
     for (size_t q = 0; q < layout.cols.size(); ++q) {
