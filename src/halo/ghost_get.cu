@@ -329,8 +329,11 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   ParticleSet::Reservation growth;
   ctx.agree("pvec_ghost_get: making room", [&] {
     sendbuf = static_cast<char*>(side[U::send].ensure(std::max<int64_t>(send_total, 8)));
-    if (!ipc && (unpack || !pieces))
-      recvbuf = static_cast<char*>(side[U::recv].ensure(std::max<int64_t>(recv_total, 8)));
+    // (8 bytes at least even when every block lands in place, as before the pieces: a later
+    // ghost_put finds the buffer made and allocates nothing)
+    if (!ipc)
+      recvbuf = static_cast<char*>(
+          side[U::recv].ensure(std::max<int64_t>(unpack || !pieces ? recv_total : 0, 8)));
     ctx.reserve_peers(device, 3 * P);  // as in map
     growth = ps.reserve_growth(n + plan.n_recv);
   });
