@@ -30,6 +30,7 @@ constexpr int64_t kChunk = int64_t{1} << 30;
 
 struct Communicator::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
+  std::vector<MPI_Request> pieces;  // exchange_pieces' requests, kept between calls
 };
 
 // While it runs, errors MPI raises on MPI_COMM_WORLD return instead of aborting the job: an
@@ -156,6 +157,31 @@ void Communicator::exchange_data(const void* send, const std::vector<int64_t>& s
               "MPI_Waitall");
 }
 
+void Communicator::exchange_pieces(const std::vector<Piece>& sends,
+                                   const std::vector<Piece>& recvs) const {
+  // One tag for every piece: MPI matches the messages from one rank with one tag in the order
+  // they were sent to the receives in the order they were posted.
+  constexpr int kPieceTag = 32001;
+  std::vector<MPI_Request>& reqs = impl_->pieces;
+  reqs.clear();
+  auto post = [&](bool is_send, const Piece& p) {
+    for (int64_t off = 0; off < p.bytes; off += kChunk) {
+      const int n = static_cast<int>(std::min(kChunk, p.bytes - off));
+      MPI_Request r;
+      const int err = is_send
+                          ? MPI_Isend(p.at + off, n, MPI_BYTE, p.peer, kPieceTag, impl_->comm, &r)
+                          : MPI_Irecv(p.at + off, n, MPI_BYTE, p.peer, kPieceTag, impl_->comm, &r);
+      check_mpi(err, is_send ? "MPI_Isend" : "MPI_Irecv");
+      reqs.push_back(r);
+    }
+  };
+  for (const Piece& p : recvs) post(false, p);
+  for (const Piece& p : sends) post(true, p);
+  if (!reqs.empty())
+    check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+}
+
 #else  // a single rank without MPI
 
 struct Communicator::Impl {};
@@ -183,6 +209,11 @@ void Communicator::exchange_data(const void* send, const std::vector<int64_t>& s
   if (send_counts[0] > 0)
     std::memcpy(static_cast<char*>(recv) + recv_displs[0],
                 static_cast<const char*>(send) + send_displs[0], send_counts[0]);
+}
+void Communicator::exchange_pieces(const std::vector<Piece>& sends,
+                                   const std::vector<Piece>& recvs) const {
+  if (!sends.empty() || !recvs.empty())
+    fail(PVEC_ERROR_INTERNAL, "exchange_pieces: a piece from the only rank to itself");
 }
 
 #endif

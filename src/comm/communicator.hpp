@@ -78,6 +78,18 @@ class Communicator {
                      const std::vector<int64_t>& recv_counts,
                      const std::vector<int64_t>& recv_displs) const;
 
+  // A contiguous piece of a message: `bytes` at `at`, to or from rank `peer`.
+  struct Piece {
+    int peer;
+    char* at;
+    int64_t bytes;
+  };
+  // Sends the pieces `sends` and receives `recvs`, each piece its own message (or several of at
+  // most 1 GiB): the pieces between two ranks travel in the order listed, so the receiver lists
+  // the same sizes in the sender's order, and they land wherever it points them (a block's
+  // columns straight in their rows). Returns when all are done. No piece from a rank to itself.
+  void exchange_pieces(const std::vector<Piece>& sends, const std::vector<Piece>& recvs) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -77,4 +77,18 @@ const char* Transport::exchange(bool on_gpu, bool ipc, const void* send,
   return static_cast<const char*>(recv);
 }
 
+void Transport::exchange_pieces(const std::vector<Communicator::Piece>& sends,
+                                const std::vector<Communicator::Piece>& recvs, OpStats& stats) {
+  const int me = comm_.rank();
+  for (const auto* list : {&sends, &recvs})
+    for (const Communicator::Piece& p : *list) {
+      if (p.peer == me) fail(PVEC_ERROR_INTERNAL, "a message piece from a rank to itself");
+      (list == &sends ? stats.bytes_sent : stats.bytes_received) += p.bytes;
+    }
+  auto t0 = Clock::now();
+  stats.transport = comm_.size() == 1 ? PVEC_TRANSPORT_NONE : PVEC_TRANSPORT_MPI;
+  comm_.exchange_pieces(sends, recvs);
+  stats.exchange_seconds += seconds_since(t0);
+}
+
 }  // namespace pvec::impl

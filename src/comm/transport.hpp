@@ -40,6 +40,11 @@ class Transport {
                        const std::vector<int64_t>& recv_displs, void* stream,
                        ScratchBuffer& stage_send, ScratchBuffer& stage_recv, OpStats& stats);
 
+  // exchange of host buffers in pieces (Communicator::exchange_pieces), so that the receiver
+  // can point each piece at its final place; the same figures as exchange.
+  void exchange_pieces(const std::vector<Communicator::Piece>& sends,
+                       const std::vector<Communicator::Piece>& recvs, OpStats& stats);
+
   // Collective: unmaps and frees the IPC buffers on every rank (the vector's destruction).
   void release();
 

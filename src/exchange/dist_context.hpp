@@ -41,6 +41,11 @@ struct DistContext {
                        const std::vector<int64_t>& send_displs, void* recv,
                        const std::vector<int64_t>& recv_bytes,
                        const std::vector<int64_t>& recv_displs);
+  // Transport::exchange_pieces (host buffers).
+  void exchange_pieces(const std::vector<Communicator::Piece>& sends,
+                       const std::vector<Communicator::Piece>& recvs) {
+    transport.exchange_pieces(sends, recvs, stats);
+  }
   // Upload small per-peer arrays to the side an operation runs on; returns their addresses.
   // Allocates nothing when reserve_peers made room for at least as many words.
   int64_t* upload_peers(bool device, const std::vector<const std::vector<int64_t>*>& arrays);

@@ -21,6 +21,25 @@ namespace pvec::impl {
 
 namespace detail {
 
+// How many entries ahead the pack asks for its source lines (a prefetch). A run's sources are
+// ascending but jump wherever the particles near a boundary are not consecutive (in cell
+// order: every cell of a face across the fastest dimension; in random order: nearly every
+// entry), so the hardware prefetchers miss the jumps and a plain loop waits for each. 256
+// entries keep enough misses in flight; a measured plateau from 256 to 2048 (docs/performance.md).
+constexpr int64_t kPackPrefetch = 256;
+
+// from[src[j]] for the entries j of [a, b) into to[j - a], asking for the line of entry
+// j + kPackPrefetch first.
+template <class W, class I>
+void gather_prefetched(const W* from, const I* src, W* to, int64_t a, int64_t b) {
+  int64_t j = a;
+  for (const int64_t stop = b - kPackPrefetch; j < stop; ++j) {
+    __builtin_prefetch(from + src[j + kPackPrefetch]);
+    to[j - a] = from[src[j]];
+  }
+  for (; j < b; ++j) to[j - a] = from[src[j]];
+}
+
 // Entries [a, b) of one peer (slot0: entry a's slot) in component f of table t.
 template <class W, class P, class I>
 void pack_component(const RowTable& t, int f, const Slot& slot0, const I* src, const int32_t* shift,
@@ -30,11 +49,12 @@ void pack_component(const RowTable& t, int f, const Slot& slot0, const I* src, c
                                             : t.in_block(f, slot0.block, slot0.k, slot0.local));
   const int d = t.shift[f];
   if (sizeof(W) != sizeof(P) || d < 0 || shift == nullptr) {
-    for (int64_t j = a; j < b; ++j) to[j - a] = from[src[j]];
+    gather_prefetched(from, src, to, a, b);
     return;
   }
   const double step = t.step[f];
   for (int64_t j = a; j < b; ++j) {
+    if (j + kPackPrefetch < b) __builtin_prefetch(from + src[j + kPackPrefetch]);
     W v = from[src[j]];
     const int sc = static_cast<int8_t>((static_cast<uint32_t>(shift[j]) >> (8 * d)) & 0xffu);
     if (sc != 0) {  // as copy_row_of

@@ -1,5 +1,6 @@
-// GhostCandidates: the (rank, periodic shift) pairs of a particle near a boundary, and the
-// count and fill passes of ghost_get's plan that run it (CountNear, FillNear, UnpackEntries).
+// GhostCandidates: the (rank, periodic shift) pairs of a particle near a boundary (the count
+// and fill passes of ghost_get's plan that run it: halo/near_passes.cuh on the device,
+// halo/ghost_plan_host.hpp on the host).
 #pragma once
 
 #include "common/bits.hpp"
@@ -124,11 +125,24 @@ struct GhostCandidates {
     shift[at] = static_cast<int32_t>(code);
   }
 
+  // Where emit's entries go: entry (rank r, shift code) of particle i at `at`, then the next
+  // one after it (put). The host's plan builder passes its own sinks (halo/ghost_plan_host.hpp).
+  struct PutAt {
+    const GhostCandidates* f;
+    int64_t i;
+    int64_t at;
+    PVEC_HD void operator()(int r, uint32_t code) { f->put(at++, r, i, code); }
+  };
+  struct CountOnly {
+    PVEC_HD void operator()(int, uint32_t) {}
+  };
+
   // Walks the combinations like an odometer (no division); with masks (fast) each cell's
-  // validity is a bit, otherwise it is tested. With write, writes the entries from base.
-  // Returns how many there are.
-  PVEC_HD int64_t walk(int64_t i, const int64_t* lo, const int64_t* size, const uint32_t* mask,
-                       bool fast, const double* x, int64_t base, bool write) const {
+  // validity is a bit, otherwise it is tested. Hands each entry to sink (rank, shift code),
+  // in order; returns how many there are.
+  template <class Sink>
+  PVEC_HD int64_t walk(const int64_t* lo, const int64_t* size, const uint32_t* mask, bool fast,
+                       const double* x, Sink& sink) const {
     int64_t combos = 1;
     int64_t step[DIM];
     PVEC_UNROLL
@@ -152,7 +166,7 @@ struct GhostCandidates {
         r = r * g.dims[d] + c;
       }
       if (ok && !(r == me && zero)) {
-        if (write) put(base + n, r, i, code);
+        sink(r, code);
         ++n;
       }
       next_combination(step, size);
@@ -162,19 +176,29 @@ struct GhostCandidates {
 
   // The fast path, for a particle inside this rank's subdomain (cells.own).
   PVEC_HD int64_t count_in_cells(const T* xs, int64_t i, Item& rec) const {
+    uint32_t m[DIM];
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) {
+      m[d] = 0;
+      PVEC_UNROLL
+      for (int k = 0; k < NearCells<T, DIM>::kCells; ++k) {
+        const T v = static_cast<T>(xs[d] + cells.add[d][k]);
+        if (((cells.exists[d] >> k) & 1u) != 0 && v >= cells.lo[d][k] && v < cells.hi[d][k])
+          m[d] |= 1u << k;
+      }
+    }
+    return count_in_masks(m, i, rec);
+  }
+  // The fast path from the cell masks (bit k of cell_mask[d]: cell own-2+k along d, as
+  // count_in_cells tests it), which the host computes for a tile of particles at once.
+  PVEC_HD int64_t count_in_masks(const uint32_t* cell_mask, int64_t i, Item& rec) const {
     rec.i = i;
     rec.in_cells = true;
     int64_t n = 1;
     bool own_combo = true;
     PVEC_UNROLL
     for (int d = 0; d < DIM; ++d) {
-      uint32_t m = 0;
-      PVEC_UNROLL
-      for (int k = 0; k < NearCells<T, DIM>::kCells; ++k) {
-        const T v = static_cast<T>(xs[d] + cells.add[d][k]);
-        if (((cells.exists[d] >> k) & 1u) != 0 && v >= cells.lo[d][k] && v < cells.hi[d][k])
-          m |= 1u << k;
-      }
+      uint32_t m = cell_mask[d];
       const int first = m != 0 ? lowest_bit(m) : 0;
       m >>= first;
       rec.lo[d] = own[d] - 2 + first;
@@ -255,7 +279,8 @@ struct GhostCandidates {
     }
     if (!fast) {
       rec.lo[0] = kSlowRecord;
-      return walk(i, lo, size, mask, false, x, 0, false);
+      CountOnly none;
+      return walk(lo, size, mask, false, x, none);
     }
     int64_t n = 1;
     PVEC_UNROLL
@@ -302,26 +327,41 @@ struct GhostCandidates {
     for (int d = 0; d < DIM; ++d) in.x[d] = load_ro(pos + d * cap + i);
   }
   PVEC_HD void emit(int64_t i, const Input& in, int64_t first) const {
+    PutAt sink{this, i, first};
+    emit_to(i, in, sink);
+  }
+  template <class Sink>
+  PVEC_HD void emit_to(int64_t i, const Input& in, Sink& sink) const {
     Item rec;
-    if (examine(i, in, rec) != 0) emit(rec, first);
+    if (examine(i, in, rec) != 0) emit_to(rec, sink);
   }
 
-  // The entries of a record examine gave candidates, from first on.
+  // The entries of a record examine gave candidates, from first on (emit), or to a sink.
   PVEC_HD void emit(const Item& rec, int64_t first) const {
+    PutAt sink{this, rec.i, first};
+    emit_to(rec, sink);
+  }
+  template <class Sink>
+  PVEC_HD void emit_to(const Item& rec, Sink& sink) const {
     if (rec.in_cells) {
-      emit_in_cells(rec, first);
+      emit_in_cells_to(rec, sink);
       return;
     }
     if (rec.lo[0] == kSlowRecord) {
-      emit_general(rec.i, first);
+      emit_general(rec.i, sink);
       return;
     }
-    emit_masks(rec, first);
+    emit_masks(rec, sink);
   }
 
   // emit's fast path: the combinations of the record's masks like walk's odometer, each
   // cell's wrapped index and shift read from the tables (no arithmetic on cells).
   PVEC_HD void emit_in_cells(const Item& rec, int64_t first) const {
+    PutAt sink{this, rec.i, first};
+    emit_in_cells_to(rec, sink);
+  }
+  template <class Sink>
+  PVEC_HD void emit_in_cells_to(const Item& rec, Sink& sink) const {
     int k0[DIM], size[DIM], step[DIM];
     int combos = 1;
     PVEC_UNROLL
@@ -331,7 +371,6 @@ struct GhostCandidates {
       step[d] = 0;
       combos *= size[d];
     }
-    int64_t at = first;
     for (int c = 0; c < combos; ++c) {
       int r = 0;
       uint32_t code = 0;
@@ -343,13 +382,14 @@ struct GhostCandidates {
         r = r * g.dims[d] + (ok ? cells.cell[d][k] : 0);
         code |= ok ? cells.code[d][k] : 0u;
       }
-      if (ok && !(r == me && code == 0)) put(at++, r, rec.i, code);
+      if (ok && !(r == me && code == 0)) sink(r, code);
       next_combination(step, size);
     }
   }
 
   // emit for a record of the general path with masks: integer work only.
-  PVEC_HD void emit_masks(const Item& rec, int64_t first) const {
+  template <class Sink>
+  PVEC_HD void emit_masks(const Item& rec, Sink& sink) const {
     int64_t lo[DIM], size[DIM];
     uint32_t mask[DIM];
     PVEC_UNROLL
@@ -358,86 +398,19 @@ struct GhostCandidates {
       mask[d] = rec.mask[d];
       size[d] = mask[d] != 0 ? highest_bit(mask[d]) + 1 : 0;
     }
-    walk(rec.i, lo, size, mask, true, nullptr, first, true);
+    walk(lo, size, mask, true, nullptr, sink);
   }
 
   // emit for a slow record: the general path again from the position.
-  PVEC_HD void emit_general(int64_t i, int64_t first) const {
+  template <class Sink>
+  PVEC_HD void emit_general(int64_t i, Sink& sink) const {
     double x[DIM];
     position(i, x);  // finite: count gave it candidates
     int64_t lo[DIM], size[DIM];
     uint32_t mask[DIM];
     int own_combo = 0;
     ranges(x, lo, size, mask, own_combo);
-    walk(i, lo, size, mask, false, x, first, true);
-  }
-};
-
-// ghost_get's count pass, j in [0, room]: count[j] = the candidates of particle near[j] and
-// word[j] its record as a cell word, for the near particles within room; count[j] = 0 for the
-// other j (the scan's last item, and rows beyond the near particles). How many near particles
-// there are is read from *n_near (device memory: the count pass may run before the host
-// knows it), or is room when n_near is null.
-template <class T, int DIM>
-struct CountNear {
-  GhostCandidates<T, DIM> f;
-  IndexList near;
-  int64_t* count;
-  uint32_t* word;
-  int64_t room;
-  const int64_t* n_near;
-  PVEC_HD void operator()(int64_t j) const {
-    const int64_t nb = n_near != nullptr ? *n_near : room;
-    if (j >= (nb < room ? nb : room)) {
-      count[j] = 0;
-      return;
-    }
-    const int64_t i = near[j];
-    typename GhostCandidates<T, DIM>::Input in;
-    f.load(i, in);
-    typename GhostCandidates<T, DIM>::Item rec;
-    rec.in_cells = false;
-    count[j] = f.examine(i, in, rec);
-    word[j] = f.cell_word(rec);
-  }
-};
-
-// ghost_get's fill pass: the entries of particle near[j] from offset[j] (the scanned counts),
-// from its cell word where it has one, else from its coordinates.
-template <class T, int DIM>
-struct FillNear {
-  GhostCandidates<T, DIM> f;
-  IndexList near;
-  const int64_t* offset;
-  const uint32_t* word;
-  PVEC_HD void operator()(int64_t j) const {
-    const int64_t i = near[j];
-    const uint32_t w = word[j];
-    if (w != GhostCandidates<T, DIM>::kNoCellWord) {
-      f.emit_in_cells(f.from_cell_word(i, w), offset[j]);
-      return;
-    }
-    typename GhostCandidates<T, DIM>::Input in;
-    f.load(i, in);
-    f.emit(i, in, offset[j]);
-  }
-};
-
-struct Iota {
-  int64_t* v;
-  PVEC_HD void operator()(int64_t j) const { v[j] = j; }
-};
-
-// The entries GhostCandidates packed (pack_entry), sorted, split into the plan's source list
-// (narrow) and shift array.
-struct UnpackEntries {
-  const int64_t* packed;
-  IndexList src;
-  int32_t* shift;
-  PVEC_HD void operator()(int64_t j) const {
-    const uint64_t w = static_cast<uint64_t>(packed[j]);
-    src.set(j, static_cast<int64_t>(w & 0xffffffffu));
-    shift[j] = static_cast<int32_t>(static_cast<uint32_t>(w >> 32));
+    walk(lo, size, mask, false, x, sink);
   }
 };
 

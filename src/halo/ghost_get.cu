@@ -18,6 +18,8 @@
 #include "exchange/row_table.cuh"
 #include "halo/ghost_candidates.cuh"
 #include "halo/ghost_near.cuh"
+#include "halo/ghost_plan_host.hpp"
+#include "halo/near_passes.cuh"
 #include "halo/plan_index.cuh"
 #include "primitives/primitives.hpp"
 #include "primitives/select_if.cuh"
@@ -33,16 +35,178 @@ using U = Workspace::Use;
 
 namespace {
 
+// Tests: the host builds its plans with the device path's passes (force_generic_ghost_plan).
+bool g_generic_plan = false;
+
+// GhostCandidates of this rank for positions pos, without output arrays.
+template <class T, int DIM>
+GhostCandidates<T, DIM> make_candidates(const DistContext& ctx, const T* pos) {
+  const int me = ctx.comm.rank();
+  int own[PVEC_MAX_DIM] = {0, 0, 0, 0};
+  ctx.grid.cells_of_rank(me, own);
+  GhostCandidates<T, DIM> f{};
+  f.g = ctx.grid;
+  f.width = ctx.ghost_width;
+  f.me = me;
+  for (int d = 0; d < DIM; ++d) f.own[d] = own[d];
+  f.pos = pos;
+  f.cap = ctx.ps.capacity();
+  f.inner = inner_band<T, DIM>(ctx.grid, me, ctx.ghost_width);
+  f.use_cells = near_cells<T, DIM>(ctx.grid, me, ctx.ghost_width, f.cells);
+  return f;
+}
+
+// The plan's entries on the host (halo/ghost_plan_host.hpp): two passes, no sort. Returns
+// their number; bounds: the first entry of each rank, then the total.
+template <class T>
+int64_t host_entries(DistContext& ctx, GhostPlan& plan, const T* pos, bool narrow,
+                     const Workspace::Side& side, int64_t* bounds) {
+  const int P = ctx.comm.size();
+  const int64_t n = ctx.ps.n_local();
+  const int64_t ie = IndexList::elem_size(narrow);
+  const IndexList records{side[U::near_list].ensure(std::max<int64_t>(n, 1) * ie), narrow};
+  uint32_t* words = side[U::cell_words].ensure_as<uint32_t>(std::max<int64_t>(n, 1));
+  int64_t total = 0;
+  with_dim(ctx.grid.dim, [&](auto D) {
+    constexpr int DIM = D.value;
+    const GhostCandidates<T, DIM> f = make_candidates<T, DIM>(ctx, pos);
+    const GhostNear<T, DIM> near{f.inner, pos, ctx.ps.capacity()};
+    total = plan_entries_host(
+        f, near, n, P, records, words, side[U::entry_cursors],
+        [&](int64_t m) {
+          const int64_t slots = std::max<int64_t>(m, 1);
+          return std::make_pair(IndexList{plan.src.ensure(slots * ie), narrow},
+                                plan.shift.ensure_as<int32_t>(slots));
+        },
+        bounds);
+  });
+  if (P > 1) {  // the entries' ranks, for the row kernels' BlockIndex and ghost_put
+    int32_t* peer = plan.peer.ensure_as<int32_t>(std::max<int64_t>(total, 1));
+    for (int r = 0; r < P; ++r) std::fill(peer + bounds[r], peer + bounds[r + 1], r);
+  }
+  return total;
+}
+
+// The plan's entries on the device (and on the host when a test asks for this path): select
+// the particles near a subdomain boundary, count their candidates, scan, place them, sort by
+// destination rank (halo/near_passes.cuh). Returns their number; bounds as host_entries'.
+template <class T>
+int64_t generic_entries(DistContext& ctx, GhostState& halo, GhostPlan* plan, const T* pos,
+                        bool narrow, bool device, const Workspace::Side& side, int64_t* bounds) {
+  ParticleSet& ps = ctx.ps;
+  const bool gpu = device && ps.cuda();
+  const Exec ex = ps.exec(device);
+  const int P = ctx.comm.size(), me = ctx.comm.rank();
+  const int64_t n = ps.n_local();
+  const int64_t ie = IndexList::elem_size(narrow);
+  // The particles near a subdomain boundary.
+  const IndexList near{side[U::near_list].ensure(std::max<int64_t>(n, 1) * ie), narrow};
+  // On the device, after a first plan, the host does not wait for the number of near
+  // particles: the count pass makes room for a few more than last time and reads the
+  // number on the device, and the synchronisation after the scan of the counts brings
+  // both numbers back. Only more near particles than room repeat the count and scan.
+  // The counts: [count per near particle (0 beyond them) | the total after the scan |
+  // near count].
+  const bool speculate = gpu && halo.near_hint >= 0;
+  int64_t nb = 0, room = 0, total = 0;
+  int64_t* count = nullptr;
+  const int64_t* nb_dev = nullptr;
+  uint32_t* words = nullptr;
+  auto make_room = [&](int64_t r) {
+    room = r;
+    count = side[U::near_counts].ensure_as<int64_t>(room + 2);
+    // The count pass's records as cell words, for the fill pass (kKeysAlt is free
+    // until the sort after the fill).
+    words = side[U::cell_words].ensure_as<uint32_t>(std::max<int64_t>(room, 1));
+  };
+  with_dim(ctx.grid.dim, [&](auto D) {
+    GhostNear<T, D.value> f{inner_band<T, D.value>(ctx.grid, me, ctx.ghost_width), pos,
+                            ps.capacity()};
+    // (the votes in kValsAlt, free until the sort after the fill)
+    if (speculate) {
+      make_room(std::min(n, halo.near_hint + halo.near_hint / 16 + 1024));
+      nb_dev = count + room + 1;
+      select_where_async(ex, n, f, near, side[U::near_votes], side[U::temp], count + room + 1);
+    } else {
+      nb = select_where(ex, n, f, near, side[U::near_votes], side[U::temp]);
+      make_room(nb);
+    }
+  });
+  // Count pass, then fill pass (into the output arrays), the dimension a template
+  // parameter.
+  auto candidates = [&](bool fill, int32_t* pe, IndexList sr, int32_t* sh, int64_t* packed) {
+    with_dim(ctx.grid.dim, [&](auto D) {
+      constexpr int DIM = D.value;
+      GhostCandidates<T, DIM> f = make_candidates<T, DIM>(ctx, pos);
+      f.peer = pe;
+      f.src = sr;
+      f.shift = sh;
+      f.packed = packed;
+      if (fill)
+        for_each_unordered(ex, nb, FillNear<T, DIM>{f, near, count, words});
+      else
+        for_each_unordered(ex, room + 1, CountNear<T, DIM>{f, near, count, words, room, nb_dev});
+    });
+  };
+  candidates(false, nullptr, IndexList{}, nullptr, nullptr);
+  total = exclusive_scan(ex, count, room, side[U::temp], speculate ? &nb : nullptr);
+  if (nb > room) {  // more near particles than room: again, with room for all
+    make_room(nb);
+    nb_dev = nullptr;
+    candidates(false, nullptr, IndexList{}, nullptr, nullptr);
+    total = exclusive_scan(ex, count, room, side[U::temp]);
+  }
+  if (gpu) halo.near_hint = nb;
+  const int64_t slots = std::max<int64_t>(total, 1);
+  const IndexList src_plan{plan->src.ensure(slots * ie), narrow};
+  int32_t* shift_plan = plan->shift.ensure_as<int32_t>(slots);
+  if (P == 1) {
+    // One destination: the entries are in plan order as the fill pass writes them,
+    // and need no peer array (plan_index).
+    candidates(true, nullptr, src_plan, shift_plan, nullptr);
+    bounds[0] = 0;
+    bounds[1] = total;
+  } else {
+    // The fill pass writes the entries' peers and payloads into scratch (not kIndexB,
+    // kIndexA or kKeysAlt: it reads the near list, the offsets and the cell words from
+    // there; kSend and kRecv are free until the messages are made after the plan),
+    // and a stable sort by peer writes them in plan order. With narrow indices the
+    // payload is source and shift packed in one word (pack_entry), split after the
+    // sort; otherwise it is the entry's number, and source and shift are gathered by
+    // it.
+    int32_t* peer_plan = plan->peer.ensure_as<int32_t>(slots);
+    int32_t* peer = side[U::entry_peers].ensure_as<int32_t>(slots);
+    int64_t* sorted = side[U::sorted_payload].ensure_as<int64_t>(slots);
+    if (narrow) {
+      int64_t* packed = side[U::packed_entries].ensure_as<int64_t>(slots);
+      candidates(true, peer, IndexList{}, nullptr, packed);
+      sort_pairs_to(ex, peer, peer_plan, packed, sorted, total, P - 1, side[U::temp]);
+      for_each_unordered(ex, total, UnpackEntries{sorted, src_plan, shift_plan});
+    } else {
+      const IndexList src{side[U::entry_sources].ensure(slots * ie), narrow};
+      int32_t* shift = side[U::entry_shifts].ensure_as<int32_t>(slots);
+      candidates(true, peer, src, shift, nullptr);
+      int64_t* ids = side[U::entry_ids].ensure_as<int64_t>(slots);
+      for_each(ex, total, Iota{ids});
+      sort_pairs_to(ex, peer, peer_plan, ids, sorted, total, P - 1, side[U::temp]);
+      gather_rows(ex, shift_plan, 0, shift, 0, sorted, total, 1, sizeof(int32_t));
+      gather_rows(ex, src_plan.data, 0, src.data, 0, sorted, total, 1, ie);
+    }
+    bucket_bounds(ex, peer_plan, total, P, bounds, side[U::temp]);
+  }
+  return total;
+}
+
 // Builds the plan of a ghost_get (which local particle goes to which rank, with which periodic
-// shift) from the positions: selects the particles near a subdomain boundary, counts their
-// candidates, places them and sorts them by destination rank; then exchanges the counts.
-// Collective. On failure the plan is kept but invalid (its buffers are reused).
+// shift) from the positions: the entries of the particles near a subdomain boundary, sorted by
+// destination rank (host_entries or generic_entries); then exchanges the counts. Collective. On
+// failure the plan is kept but invalid (its buffers are reused).
 void build_plan(DistContext& ctx, GhostState& halo, bool device) {
   ParticleSet& ps = ctx.ps;
   const bool gpu = device && ps.cuda();
   const Exec ex = ps.exec(device);
   const Workspace::Side side = ctx.ws.side(gpu);
-  const int P = ctx.comm.size(), me = ctx.comm.rank();
+  const int P = ctx.comm.size();
   const int64_t n = ps.n_local();
   // Keep the previous plan's buffers when it ran on the same side: no allocation in
   // steady state.
@@ -59,123 +223,18 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
   plan->n_local = n;
   // Particle indices in 4 bytes where they fit (the near list, the plan's sources).
   const bool narrow = narrow_indices(n);
-  const int64_t ie = IndexList::elem_size(narrow);
   plan->narrow_src = narrow;
-  // Select the particles near a subdomain boundary, count their candidates, place them,
-  // sort by destination rank.
   int64_t total = 0;
   try {
     ctx.agree("pvec_ghost_get: building the plan", [&] {
       with_pos_type(ctx.pos_dtype, [&](auto t) {
         using T = decltype(t);
         const T* pos = static_cast<const T*>(ps.column(0).mirror(device));
-        // The particles near a subdomain boundary.
-        const IndexList near{side[U::near_list].ensure(std::max<int64_t>(n, 1) * ie), narrow};
-        // On the device, after a first plan, the host does not wait for the number of near
-        // particles: the count pass makes room for a few more than last time and reads the
-        // number on the device, and the synchronisation after the scan of the counts brings
-        // both numbers back. Only more near particles than room repeat the count and scan.
-        // The counts: [count per near particle (0 beyond them) | the total after the scan |
-        // near count].
-        const bool speculate = gpu && halo.near_hint >= 0;
-        int64_t nb = 0, room = 0;
-        int64_t* count = nullptr;
-        const int64_t* nb_dev = nullptr;
-        uint32_t* words = nullptr;
-        auto make_room = [&](int64_t r) {
-          room = r;
-          count = side[U::near_counts].ensure_as<int64_t>(room + 2);
-          // The count pass's records as cell words, for the fill pass (kKeysAlt is free
-          // until the sort after the fill).
-          words = side[U::cell_words].ensure_as<uint32_t>(std::max<int64_t>(room, 1));
-        };
-        with_dim(ctx.grid.dim, [&](auto D) {
-          GhostNear<T, D.value> f{inner_band<T, D.value>(ctx.grid, me, ctx.ghost_width), pos,
-                                  ps.capacity()};
-          // (the votes in kValsAlt, free until the sort after the fill)
-          if (speculate) {
-            make_room(std::min(n, halo.near_hint + halo.near_hint / 16 + 1024));
-            nb_dev = count + room + 1;
-            select_where_async(ex, n, f, near, side[U::near_votes], side[U::temp],
-                               count + room + 1);
-          } else {
-            nb = select_where(ex, n, f, near, side[U::near_votes], side[U::temp]);
-            make_room(nb);
-          }
-        });
-        int own[PVEC_MAX_DIM] = {0, 0, 0, 0};
-        ctx.grid.cells_of_rank(me, own);
-        // Count pass, then fill pass (into the output arrays), the dimension a template
-        // parameter.
-        auto candidates = [&](bool fill, int32_t* pe, IndexList sr, int32_t* sh, int64_t* packed) {
-          with_dim(ctx.grid.dim, [&](auto D) {
-            constexpr int DIM = D.value;
-            GhostCandidates<T, DIM> f{};
-            f.g = ctx.grid;
-            f.width = ctx.ghost_width;
-            f.me = me;
-            for (int d = 0; d < DIM; ++d) f.own[d] = own[d];
-            f.pos = pos;
-            f.cap = ps.capacity();
-            f.inner = inner_band<T, DIM>(ctx.grid, me, ctx.ghost_width);
-            f.peer = pe;
-            f.src = sr;
-            f.shift = sh;
-            f.packed = packed;
-            f.use_cells = near_cells<T, DIM>(ctx.grid, me, ctx.ghost_width, f.cells);
-            if (fill)
-              for_each_unordered(ex, nb, FillNear<T, DIM>{f, near, count, words});
-            else
-              for_each_unordered(ex, room + 1,
-                                 CountNear<T, DIM>{f, near, count, words, room, nb_dev});
-          });
-        };
-        candidates(false, nullptr, IndexList{}, nullptr, nullptr);
-        total = exclusive_scan(ex, count, room, side[U::temp], speculate ? &nb : nullptr);
-        if (nb > room) {  // more near particles than room: again, with room for all
-          make_room(nb);
-          nb_dev = nullptr;
-          candidates(false, nullptr, IndexList{}, nullptr, nullptr);
-          total = exclusive_scan(ex, count, room, side[U::temp]);
-        }
-        if (gpu) halo.near_hint = nb;
-        const int64_t slots = std::max<int64_t>(total, 1);
-        const IndexList src_plan{plan->src.ensure(slots * ie), narrow};
-        int32_t* shift_plan = plan->shift.ensure_as<int32_t>(slots);
         std::vector<int64_t> bounds(P + 1);
-        if (P == 1) {
-          // One destination: the entries are in plan order as the fill pass writes them,
-          // and need no peer array (plan_index).
-          candidates(true, nullptr, src_plan, shift_plan, nullptr);
-          bounds = {0, total};
-        } else {
-          // The fill pass writes the entries' peers and payloads into scratch (not kIndexB,
-          // kIndexA or kKeysAlt: it reads the near list, the offsets and the cell words from
-          // there; kSend and kRecv are free until the messages are made after the plan),
-          // and a stable sort by peer writes them in plan order. With narrow indices the
-          // payload is source and shift packed in one word (pack_entry), split after the
-          // sort; otherwise it is the entry's number, and source and shift are gathered by
-          // it.
-          int32_t* peer_plan = plan->peer.ensure_as<int32_t>(slots);
-          int32_t* peer = side[U::entry_peers].ensure_as<int32_t>(slots);
-          int64_t* sorted = side[U::sorted_payload].ensure_as<int64_t>(slots);
-          if (narrow) {
-            int64_t* packed = side[U::packed_entries].ensure_as<int64_t>(slots);
-            candidates(true, peer, IndexList{}, nullptr, packed);
-            sort_pairs_to(ex, peer, peer_plan, packed, sorted, total, P - 1, side[U::temp]);
-            for_each_unordered(ex, total, UnpackEntries{sorted, src_plan, shift_plan});
-          } else {
-            const IndexList src{side[U::entry_sources].ensure(slots * ie), narrow};
-            int32_t* shift = side[U::entry_shifts].ensure_as<int32_t>(slots);
-            candidates(true, peer, src, shift, nullptr);
-            int64_t* ids = side[U::entry_ids].ensure_as<int64_t>(slots);
-            for_each(ex, total, Iota{ids});
-            sort_pairs_to(ex, peer, peer_plan, ids, sorted, total, P - 1, side[U::temp]);
-            gather_rows(ex, shift_plan, 0, shift, 0, sorted, total, 1, sizeof(int32_t));
-            gather_rows(ex, src_plan.data, 0, src.data, 0, sorted, total, 1, ie);
-          }
-          bucket_bounds(ex, peer_plan, total, P, bounds.data(), side[U::temp]);
-        }
+        total = !ex.on_device && !g_generic_plan
+                    ? host_entries<T>(ctx, *plan, pos, narrow, side, bounds.data())
+                    : generic_entries<T>(ctx, halo, plan.get(), pos, narrow, device, side,
+                                         bounds.data());
         plan->send_counts.resize(P);
         plan->send_first.resize(P);
         for (int r = 0; r < P; ++r) {
@@ -200,6 +259,47 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
   halo.plan = std::move(plan);
 }
 
+// A block of at least this many particles travels in pieces straight into the ghost rows
+// (host_pieces): from there every piece (k elements) is large enough that its own message
+// costs less than unpacking it; smaller blocks travel whole and are unpacked (at 10^5 particles
+// per rank, 16 pieces of 20 KB each made plan reuse 0.1 ms slower than one message).
+constexpr int64_t kPieceRows = 16384;
+int64_t g_piece_rows = kPieceRows;  // tests: force_ghost_piece_rows
+
+// The messages of a ghost_get on host memory as pieces (Communicator::exchange_pieces): for a
+// block of kPieceRows particles or more, every component row of the block (k contiguous
+// elements) is its own piece, sent from the packed block and received straight into the ghost
+// rows it belongs to, so that the receiver unpacks nothing; a smaller block is one piece, from
+// send + send_displs[r] into recv + recv_displs[r]. Sender and receiver decide alike: the
+// sender's count for a rank is that rank's count from it. ps must have its final capacity.
+void host_pieces(const ParticleSet& ps, const MessageLayout& layout, const GhostPlan& plan,
+                 bool device, char* send, const std::vector<int64_t>& send_bytes,
+                 const std::vector<int64_t>& send_displs, char* recv,
+                 const std::vector<int64_t>& recv_bytes, const std::vector<int64_t>& recv_displs,
+                 int me, std::vector<Communicator::Piece>& sends,
+                 std::vector<Communicator::Piece>& recvs) {
+  const int P = static_cast<int>(plan.send_counts.size());
+  const int64_t n = ps.n_local(), cap = ps.capacity();
+  for (int r = 0; r < P; ++r) {
+    const int64_t ks = plan.send_counts[r], kr = plan.recv_counts[r];
+    if (r == me) continue;
+    if (ks > 0 && ks < g_piece_rows) sends.push_back({r, send + send_displs[r], send_bytes[r]});
+    if (kr > 0 && kr < g_piece_rows) recvs.push_back({r, recv + recv_displs[r], recv_bytes[r]});
+    for (size_t q = 0; q < layout.cols.size(); ++q) {
+      const PropertyBuffer& c = ps.column(layout.cols[q]);
+      const int64_t e = static_cast<int64_t>(c.spec.elem_size);
+      char* rows = static_cast<char*>(const_cast<void*>(c.mirror(device)));
+      for (int64_t comp = 0; comp < c.spec.ncomp; ++comp) {
+        if (ks >= g_piece_rows)
+          sends.push_back(
+              {r, send + send_displs[r] + ks * (layout.col_prefix[q] + comp * e), ks * e});
+        if (kr >= g_piece_rows)
+          recvs.push_back({r, rows + (comp * cap + n + plan.recv_first[r]) * e, kr * e});
+      }
+    }
+  }
+}
+
 // Sends the columns cols of the plan's entries to their ranks and appends what arrives as the
 // ghosts (own periodic images written in place). Collective.
 void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>& cols, bool device,
@@ -218,12 +318,22 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   const int64_t send_total = layout.offsets(plan.send_counts, send_bytes, send_displs, me);
   const int64_t recv_total = layout.offsets(plan.recv_counts, recv_bytes, recv_displs, me);
   const bool ipc = ctx.prepare_exchange(device, recv_total);
+  // Host memory and MPI: large blocks land in the ghost rows (host_pieces), the others in the
+  // receive buffer, to be unpacked.
+  const bool pieces = !gpu && !ipc;
+  auto landed = [&](int r) { return pieces && plan.recv_counts[r] >= g_piece_rows; };
+  bool unpack = false;
+  for (int r = 0; r < P; ++r) unpack = unpack || (recv_bytes[r] > 0 && !landed(r));
   char *sendbuf = nullptr, *recvbuf = nullptr;
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
   ctx.agree("pvec_ghost_get: making room", [&] {
     sendbuf = static_cast<char*>(side[U::send].ensure(std::max<int64_t>(send_total, 8)));
-    if (!ipc) recvbuf = static_cast<char*>(side[U::recv].ensure(std::max<int64_t>(recv_total, 8)));
+    // (8 bytes at least even when every block lands in place, as before the pieces: a later
+    // ghost_put finds the buffer made and allocates nothing)
+    if (!ipc)
+      recvbuf = static_cast<char*>(
+          side[U::recv].ensure(std::max<int64_t>(unpack || !pieces ? recv_total : 0, 8)));
     ctx.reserve_peers(device, 3 * P);  // as in map
     growth = ps.reserve_growth(n + plan.n_recv);
   });
@@ -244,12 +354,20 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   });
   ps.sync_stream();  // queued kernels belong to the compute time
   ctx.stats.compute_seconds += seconds_since(t_start);
-  const char* got =
-      ctx.exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  const char* got = recvbuf;
+  if (pieces) {
+    std::vector<Communicator::Piece> sends, recvs;
+    host_pieces(ps, layout, plan, device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes,
+                recv_displs, me, sends, recvs);
+    ctx.exchange_pieces(sends, recvs);
+  } else {
+    got = ctx.exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes,
+                       recv_displs);
+  }
   auto t_unpack = Clock::now();
   for (int r = 0; r < P; ++r) {
     const int64_t k = plan.recv_counts[r];
-    if (recv_bytes[r] == 0) continue;  // nothing received (or this rank's own images)
+    if (recv_bytes[r] == 0 || landed(r)) continue;  // nothing (or own images), or in place
     for (size_t q = 0; q < layout.cols.size(); ++q) {
       PropertyBuffer& c = ps.column(layout.cols[q]);
       const size_t e = c.spec.elem_size;
@@ -267,6 +385,9 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
 }
 
 }  // namespace
+
+void force_generic_ghost_plan(bool on) { g_generic_plan = on; }
+void force_ghost_piece_rows(int64_t rows) { g_piece_rows = rows > 0 ? rows : kPieceRows; }
 
 void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsigned flags) {
   ctx.stats = OpStats{};

@@ -5,6 +5,7 @@
 #include "exchange/dist_context.hpp"
 #include "halo/ghost_plan.hpp"
 
+#include <cstdint>
 #include <vector>
 
 namespace pvec::impl {
@@ -14,5 +15,13 @@ namespace pvec::impl {
 // the positions unless PVEC_GHOST_REUSE_PLAN, which every rank must be able to honour
 // (INVALID_ARGUMENT on every rank otherwise). Invalidates pointers when the vector grows.
 void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsigned flags);
+
+// Tests: while on, the host path builds its plans with the device path's passes (select,
+// count, scan, fill, sort by rank) instead of its own two, so that a test can compare the two
+// plans' ghosts byte for byte. Not thread-safe against running calls.
+void force_generic_ghost_plan(bool on);
+// Tests: on host memory, blocks of at least `rows` particles are received column by column
+// straight into the ghost rows, smaller ones whole and unpacked (rows <= 0: the default).
+void force_ghost_piece_rows(int64_t rows);
 
 }  // namespace pvec::impl

@@ -53,6 +53,7 @@ struct Workspace {
     entry_sources,   // wide indices: sources, unsorted: fill pass to gather (send)
     entry_shifts,    // wide indices: shifts, unsorted: fill pass to gather (recv)
     entry_ids,       // wide indices: entry numbers to sort (near_counts, no longer read)
+    entry_cursors,   // host: entries per range and rank, then cursors: scan to placement
   };
 
   static constexpr Slot slot_of(Use u) {
@@ -82,6 +83,7 @@ struct Workspace {
       case Use::movers:
       case Use::near_counts:
       case Use::entry_ids:
+      case Use::entry_cursors:
         return kIndexA;
       case Use::mover_keys:
       case Use::cell_words:

@@ -12,11 +12,15 @@ pvec_add_dist_staged(ghost_put)
 pvec_add_test(dist_ghost_candidates SOURCES ${_here}/test_ghost_candidates.cpp LABELS dist)
 target_include_directories(dist_ghost_candidates PRIVATE ${PROJECT_SOURCE_DIR}/src)
 
+# White-box: the host path's plan builder against the device path's passes run on the host
+# (force_generic_ghost_plan), ghosts and ghost_put byte for byte.
+pvec_add_dist_whitebox(dist_ghost_plan_paths ${_here}/test_dist_ghost_plan_paths.cpp "1;2;3;4")
+
 # The ghost tests with every index list of ghost_get int64 (the path of ranks with more than
 # 2^31 particles, narrow otherwise), forced at small sizes.
 pvec_add_dist_whitebox(dist_ghost_wide ${_here}/force_wide_indices.cpp "1;2;3"
                        ${_here}/test_dist_ghost_get.cpp ${_here}/test_dist_ghost_put.cpp
-                       ${_here}/test_dist_ghost_plan.cpp)
+                       ${_here}/test_dist_ghost_plan.cpp ${_here}/test_dist_ghost_plan_paths.cpp)
 unset(_here)
 
 # White-box: the host path's parallel loops and host pack against their serial references
@@ -34,6 +38,7 @@ pvec_add_dist_whitebox(dist_host_threads ${CMAKE_CURRENT_LIST_DIR}/force_host_th
                        ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_get.cpp
                        ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_put.cpp
                        ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_plan.cpp
+                       ${CMAKE_CURRENT_LIST_DIR}/test_dist_ghost_plan_paths.cpp
                        ${PROJECT_SOURCE_DIR}/tests/migrate/test_dist_map.cpp)
 if(PVEC_HAVE_OPENMP)
   target_compile_definitions(dist_host_threads PRIVATE PVEC_TEST_HOST_OPENMP=1)
