@@ -517,7 +517,7 @@ void sort_suite(int64_t n, int reps, double bw) {
   const double width = 1.0 / std::cbrt(static_cast<double>(n) / 12.0);  // ~12 per cell
   const double copy_s = static_cast<double>(RealisticSchema::kBytes) * n * 2 / (bw * 1e9);
   for (int morton = 0; morton < 2; ++morton) {
-    const unsigned fl = PVEC_ON_DEVICE | (morton ? PVEC_SORT_MORTON : 0u);
+    const unsigned fl = PVEC_ON_DEVICE | (morton ? static_cast<unsigned>(PVEC_SORT_MORTON) : 0u);
     auto pos_of = [&] {
       pvec_layout L = PVEC_LAYOUT_INIT;
       BENCH_PVEC(pvec_layout_get(v, PVEC_POS, &L));
