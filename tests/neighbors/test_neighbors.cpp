@@ -3,7 +3,10 @@
 // float64); a half list holds each pair exactly once in the whole run, and a kernel that adds
 // to both ends followed by ghost_put(ADD) gives every particle its full neighbour count; the
 // rebuild check is true exactly when a particle moved more than skin/2; stale lists are
-// refused; the locality sort keeps every particle's values and leaves the rows in cell order.
+// refused; the locality sort keeps every particle's values and leaves the rows in cell order;
+// every device build method (sort, pass) gives the host's arrays.
+// Over 500 lines: one MPI test program, whose cases share the random boxes, the list fetches
+// and the brute-force references (one program launch per rank count instead of several).
 #include "dist_util.hpp"
 
 #include <pvec_neighbors.hpp>
