@@ -46,12 +46,8 @@ struct Place {
   const int32_t* offsets;
   const int32_t* slot;
   int32_t* order;
-  int32_t* descent;
-  int64_t n_sorted;
   PVEC_HD void operator()(int64_t i) const {
-    const int32_t k = keys[i];
-    order[offsets[k] + slot[i]] = static_cast<int32_t>(i);
-    if (descent != nullptr && i > 0 && i < n_sorted && keys[i - 1] > k) flag_or(descent, 2);
+    order[offsets[keys[i]] + slot[i]] = static_cast<int32_t>(i);
   }
 };
 
@@ -229,43 +225,14 @@ void check_sizes(int64_t n, int64_t nb) {
          " buckets: both must be below 2^31");
 }
 
-}  // namespace
-
-void bucket_sort_presorted(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
-                           int64_t n_split, int32_t* offsets, int32_t* order,
-                           int32_t* split_offsets, BucketScratch& s) {
-  check_sizes(n, nb);
-  for_each(exec, n, Iota{order});
-  bucket_offsets_of_sorted(exec, keys, n, nb, offsets, s.tmp);
-  if (split_offsets != nullptr) {
-    const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
-    for_each(exec, nb + 1, SplitOfIdentity{offsets, split, split_offsets});
-  }
-}
-
-void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int64_t n_split,
-                 int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s) {
-  check_sizes(n, nb);
-  const bool dev = exec.on_device;
-  if (dev && use_radix(n)) {
-    radix_bucket_sort(exec, keys, n, nb, n_split, offsets, order, split_offsets, s);
-    return;
-  }
-  const size_t nb1 = static_cast<size_t>(nb + 1);
-  zero_2d(offsets, nb1 * sizeof(int32_t), nb1 * sizeof(int32_t), 1, dev, exec.stream);
-  int32_t* slot = s.slot.ensure_as<int32_t>(std::max<int64_t>(n, 1));
-  for_each(exec, n, CountSlots{keys, offsets, slot});
-  bucket_sort_counted(exec, keys, slot, n, nb, n_split, offsets, order, split_offsets, s, nullptr,
-                      0);
-}
-
+// The atomic path after the counting: offsets[k] holds bucket k's count, slot[i] item i's
+// place in its bucket (claim_slot).
 void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* slot, int64_t n,
                          int64_t nb, int64_t n_split, int32_t* offsets, int32_t* order,
-                         int32_t* split_offsets, BucketScratch& s, int32_t* descent,
-                         int64_t n_sorted) {
+                         int32_t* split_offsets, BucketScratch& s) {
   const bool dev = exec.on_device;
   scan_in_place(exec, offsets, nb + 1, s.tmp);
-  for_each(exec, n, Place{keys, offsets, slot, order, descent, n_sorted});
+  for_each(exec, n, Place{keys, offsets, slot, order});
   const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
   if (!dev) {  // placed in item order: already stable
     if (split_offsets != nullptr) {
@@ -302,6 +269,35 @@ void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* s
   }
   if (split_offsets != nullptr) scan_in_place(exec, split_offsets, nb + 1, s.tmp);
 #endif
+}
+
+}  // namespace
+
+void bucket_sort_presorted(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
+                           int64_t n_split, int32_t* offsets, int32_t* order,
+                           int32_t* split_offsets, BucketScratch& s) {
+  check_sizes(n, nb);
+  for_each(exec, n, Iota{order});
+  bucket_offsets_of_sorted(exec, keys, n, nb, offsets, s.tmp);
+  if (split_offsets != nullptr) {
+    const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
+    for_each(exec, nb + 1, SplitOfIdentity{offsets, split, split_offsets});
+  }
+}
+
+void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int64_t n_split,
+                 int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s) {
+  check_sizes(n, nb);
+  const bool dev = exec.on_device;
+  if (dev && use_radix(n)) {
+    radix_bucket_sort(exec, keys, n, nb, n_split, offsets, order, split_offsets, s);
+    return;
+  }
+  const size_t nb1 = static_cast<size_t>(nb + 1);
+  zero_2d(offsets, nb1 * sizeof(int32_t), nb1 * sizeof(int32_t), 1, dev, exec.stream);
+  int32_t* slot = s.slot.ensure_as<int32_t>(std::max<int64_t>(n, 1));
+  for_each(exec, n, CountSlots{keys, offsets, slot});
+  bucket_sort_counted(exec, keys, slot, n, nb, n_split, offsets, order, split_offsets, s);
 }
 
 }  // namespace pvec::impl

@@ -23,10 +23,10 @@ struct BucketScratch {
   }
 };
 
-// Takes the next slot of bucket k (counts[k] counts them). On the device the lanes of a warp
-// with the same key take consecutive slots, in lane order, with one atomic (rows in cell
-// order put whole warps in a few buckets, where one atomic per item would queue on one
-// counter); on the host, loops run in order and the slots follow the items.
+// Takes the next slot of bucket k (counts[k] counts them; bucket_sort's atomic path). On the device
+// the lanes of a warp with the same key take consecutive slots, in lane order, with one atomic
+// (rows in cell order put whole warps in a few buckets, where one atomic per item would queue on
+// one counter); on the host, loops run in order and the slots follow the items.
 PVEC_HD inline int32_t claim_slot(int32_t* counts, int32_t k) {
 #if defined(__CUDA_ARCH__)
   const unsigned active = __activemask();
@@ -63,14 +63,5 @@ void bucket_sort_presorted(const Exec& exec, const int32_t* keys, int64_t n, int
 // key >= k. Queued on exec; tmp is device scan storage.
 void bucket_offsets_of_sorted(const Exec& exec, const int32_t* sorted_keys, int64_t n, int64_t nb,
                               int32_t* offsets, ScratchBuffer& tmp);
-
-// bucket_sort after the counting, for callers that computed the keys and claimed the slots
-// themselves in the same pass (offsets zeroed first, then slot[i] = claim_slot(offsets,
-// keys[i])). With descent (may be null): bit 1 of *descent is set when keys[i - 1] > keys[i]
-// for some 0 < i < n_sorted (the rows are not in bucket order).
-void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* slot, int64_t n,
-                         int64_t nb, int64_t n_split, int32_t* offsets, int32_t* order,
-                         int32_t* split_offsets, BucketScratch& s, int32_t* descent,
-                         int64_t n_sorted);
 
 }  // namespace pvec::impl

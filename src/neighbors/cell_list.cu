@@ -32,8 +32,6 @@ struct CellKeys {
   int morton_bits;
   int32_t* keys;
   int32_t* flags;
-  int32_t* counts;  // with slots: the bucket counts of bucket_sort_counted
-  int32_t* slots;
   PVEC_HD void operator()(int64_t i) const {
     int64_t c[DIM];
     bool finite = true;
@@ -53,7 +51,6 @@ struct CellKeys {
       key = static_cast<int32_t>(k);
     }
     keys[i] = key;
-    if (slots != nullptr) slots[i] = claim_slot(counts, key);
     if (!finite) flag_or(flags, 1);
     if (i > 0 && i < n_sorted) {
       // The key of row i - 1, recomputed (rows are keyed in any order on the device).
@@ -77,14 +74,13 @@ struct CellKeys {
 
 void cell_keys(const Exec& exec, pvec_dtype pos_dtype, const void* pos, int64_t capacity,
                const pvec::cell_list_view& g, int64_t n, int64_t n_sorted, int morton_bits,
-               int32_t* keys, int32_t* flags, int32_t* counts, int32_t* slots, int64_t n_split) {
+               int32_t* keys, int32_t* flags, int64_t n_split) {
   with_pos_type(pos_dtype, [&](auto t) {
     using T = decltype(t);
     with_dim123(g.dim, [&](auto D) {
       for_each(exec, n,
                CellKeys<T, D.value>{g, static_cast<const T*>(pos), capacity, n_sorted,
-                                    n_split < 0 ? n_sorted : n_split, morton_bits, keys, flags,
-                                    counts, slots});
+                                    n_split < 0 ? n_sorted : n_split, morton_bits, keys, flags});
     });
   });
 }
@@ -117,8 +113,7 @@ void CellList::build(const NeighborInput& in, const CellListParams& p) {
   zero_2d(flags, sizeof(int32_t), sizeof(int32_t), 1, ex.on_device, ex.stream);
   // Keys in one pass over the positions, which also sees whether the local rows (flag bit 1)
   // and the rows after them (bit 2) are in cell order; rows all in order need no sort.
-  cell_keys(ex, in.pos_dtype, pos, ps.capacity(), g, n, n, 0, keys, flags, nullptr, nullptr,
-            n_local);
+  cell_keys(ex, in.pos_dtype, pos, ps.capacity(), g, n, n, 0, keys, flags, n_local);
   int32_t flags_host = 0;
   copy_bytes(&flags_host, flags, sizeof flags_host, ex.on_device, ex.stream);
   if (ex.on_device) stream_synchronize(ex.stream);

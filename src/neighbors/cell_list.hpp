@@ -53,11 +53,9 @@ class CellList {
 // bits per dimension when morton_bits > 0), for the cell list and the locality sort. Sets
 // flags bit 0 when a coordinate is NaN or infinite, bit 1 when the keys of rows [0, n_sorted)
 // decrease somewhere below row n_split (n_split < 0: n_sorted), bit 2 when they do at or
-// above it. With slots, also claims each row's slot in counts (claim_slot, for
-// bucket_sort_counted). Queued on exec, not waited for.
+// above it. Queued on exec, not waited for.
 void cell_keys(const Exec& exec, pvec_dtype pos_dtype, const void* pos, int64_t capacity,
                const pvec::cell_list_view& g, int64_t n, int64_t n_sorted, int morton_bits,
-               int32_t* keys, int32_t* flags, int32_t* counts = nullptr, int32_t* slots = nullptr,
-               int64_t n_split = -1);
+               int32_t* keys, int32_t* flags, int64_t n_split = -1);
 
 }  // namespace pvec::impl
