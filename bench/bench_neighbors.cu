@@ -9,7 +9,8 @@
 // (scripts in docs/performance.md). On the host backend (no GPU) the same steps run as loops;
 // --quick makes it a CTest test.
 //
-//   bench_neighbors [--quick] [--sizes 1e6,1e7] [--sort-sizes 1e8] [--reps 5] [--periodic]
+//   bench_neighbors [--quick] [--sizes 1e6,1e7] [--sort-sizes 1e8] [--reps 5] [--no-periodic]
+//                   [--cells-only]   (cell lists and the sort only: for profilers)
 #include "bench_common.hpp"
 #include "lj_force_kernels.cuh"
 
@@ -46,7 +47,8 @@ std::string note(const char* f, A... a) {
   return buf;
 }
 
-bool g_device = false;  // the vectors run the CUDA backend on a device
+bool g_device = false;      // the vectors run the CUDA backend on a device
+bool g_cells_only = false;  // --cells-only: no Verlet list or force rows (for profiling)
 
 PVEC_HOST_DEVICE inline uint64_t hash64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -270,6 +272,7 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
              Json("neighbors").str("box", box).num("vs_default", t_at / t_cl));
     }
     BENCH_PVEC(pvec_cell_list_destroy(cl));
+    if (g_cells_only) continue;
 
     // Verlet lists: full (span 1 and 2) and half.
     pvec_verlet_t full = nullptr;
@@ -447,15 +450,16 @@ void sort_suite(int64_t n, int reps, double bw) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  Args a(
-      argc, argv,
-      "bench_neighbors [--quick] [--sizes LIST] [--sort-sizes LIST] [--reps R] [--no-periodic]\n");
+  Args a(argc, argv,
+         "bench_neighbors [--quick] [--sizes LIST] [--sort-sizes LIST] [--reps R] [--no-periodic]\n"
+         "                [--cells-only]\n");
   const bool quick = a.flag("--quick");
   std::vector<int64_t> sizes = parse_counts(a.value("--sizes", quick ? "2e4" : "1e6,1e7"));
   std::vector<int64_t> sort_sizes =
       parse_counts(a.value("--sort-sizes", quick ? "2e4" : "1e7,1e8"));
   const int reps = static_cast<int>(parse_count(a.value("--reps", quick ? "1" : "5")));
   const bool periodic = !a.flag("--no-periodic");
+  g_cells_only = a.flag("--cells-only");
   a.finish();
   BENCH_PVEC(pvec_init(&argc, &argv));
   {

@@ -188,10 +188,10 @@ void bucket_offsets_of_sorted(const Exec& exec, const int32_t* sorted_keys, int6
 
 namespace {
 
-// The radix path of bucket_sort (device only).
-void radix_bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
-                       int64_t n_split, int32_t* offsets, int32_t* order, int32_t* split_offsets,
-                       BucketScratch& s) {
+// The stable radix sort of (key, item) for items [0, n): order gets the items by key, the
+// sorted keys stay in s.keys_alt (device only).
+const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
+                           int32_t* order, BucketScratch& s) {
 #if defined(__CUDACC__)
   cudaStream_t st = static_cast<cudaStream_t>(exec.stream);
   int32_t* keys_out = s.keys_alt.ensure_as<int32_t>(std::max<int64_t>(n, 1));
@@ -206,17 +206,24 @@ void radix_bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t
   check_cuda(cub::DeviceRadixSort::SortPairs(s.tmp.ensure(std::max<size_t>(bytes, 1)), bytes, keys,
                                              keys_out, items, order, items_n, 0, end_bit, st),
              "cub::DeviceRadixSort::SortPairs");
-  bucket_offsets_of_sorted(exec, keys_out, n, nb, offsets, s.tmp);
+  return keys_out;
+#else
+  (void)exec, (void)keys, (void)n, (void)nb, (void)order, (void)s;
+  fail(PVEC_ERROR_INTERNAL, "device radix sort in a build without CUDA");
+#endif
+}
+
+// The radix path of bucket_sort (device only).
+void radix_bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
+                       int64_t n_split, int32_t* offsets, int32_t* order, int32_t* split_offsets,
+                       BucketScratch& s) {
+  const int32_t* sorted = radix_order(exec, keys, n, nb, order, s);
+  bucket_offsets_of_sorted(exec, sorted, n, nb, offsets, s.tmp);
   if (split_offsets != nullptr) {
     const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
     for_each(exec, nb, SortBucket{offsets, order, split_offsets, split, nullptr, false});
     scan_in_place(exec, split_offsets, nb + 1, s.tmp);
   }
-#else
-  (void)exec, (void)keys, (void)n, (void)nb, (void)n_split, (void)offsets, (void)order,
-      (void)split_offsets, (void)s;
-  fail(PVEC_ERROR_INTERNAL, "device radix sort in a build without CUDA");
-#endif
 }
 
 void check_sizes(int64_t n, int64_t nb) {
@@ -242,7 +249,6 @@ void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* s
     return;
   }
 #if defined(__CUDACC__)
-  cudaStream_t st = static_cast<cudaStream_t>(exec.stream);
   int32_t* too_long = s.flag.ensure_as<int32_t>(1);
   zero_2d(too_long, sizeof(int32_t), sizeof(int32_t), 1, true, exec.stream);
   for_each(exec, nb, SortBucket{offsets, order, split_offsets, split, too_long, true});
@@ -251,19 +257,7 @@ void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* s
   stream_synchronize(exec.stream);
   if (flag_host != 0) {
     // Long buckets: a stable radix sort of (key, item), then only the split counts.
-    int32_t* keys_out = s.keys_alt.ensure_as<int32_t>(std::max<int64_t>(n, 1));
-    int32_t* items = s.vals_in.ensure_as<int32_t>(std::max<int64_t>(n, 1));
-    for_each(exec, n, Iota{items});
-    const int items_n = as_cub_count(n);
-    const int end_bit = bits_for(nb);
-    size_t bytes = 0;
-    check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_out, items, order,
-                                               items_n, 0, end_bit, st),
-               "cub::DeviceRadixSort::SortPairs");
-    check_cuda(
-        cub::DeviceRadixSort::SortPairs(s.tmp.ensure(std::max<size_t>(bytes, 1)), bytes, keys,
-                                        keys_out, items, order, items_n, 0, end_bit, st),
-        "cub::DeviceRadixSort::SortPairs");
+    radix_order(exec, keys, n, nb, order, s);
     if (split_offsets != nullptr)
       for_each(exec, nb, SortBucket{offsets, order, split_offsets, split, too_long, false});
   }
@@ -298,6 +292,16 @@ void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, i
   int32_t* slot = s.slot.ensure_as<int32_t>(std::max<int64_t>(n, 1));
   for_each(exec, n, CountSlots{keys, offsets, slot});
   bucket_sort_counted(exec, keys, slot, n, nb, n_split, offsets, order, split_offsets, s);
+}
+
+void bucket_order(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int32_t* order,
+                  int32_t* offsets_scratch, BucketScratch& s) {
+  check_sizes(n, nb);
+  if (exec.on_device && use_radix(n)) {
+    radix_order(exec, keys, n, nb, order, s);
+    return;
+  }
+  bucket_sort(exec, keys, n, nb, n, offsets_scratch, order, nullptr, s);
 }
 
 }  // namespace pvec::impl
