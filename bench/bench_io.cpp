@@ -14,8 +14,9 @@
 //   read      MPI-IO into a buffer the run already touched (the baseline);
 //   read_new  the same into a buffer mapped inside the timed region (mmap: new pages, first
 //             touched by the read), as a restart's fresh vector is.
-// pvec_restart includes its pvec_map and fills both mirrors (on the host backend the device
-// mirror is a second host allocation: twice the new memory of read_new). See
+// pvec_restart includes its pvec_map and fills both mirrors. --backend host (the default): the
+// device mirror is a second host allocation, twice the new memory of read_new; --backend cuda:
+// the writes read the device mirror and a restart fills it from one new host allocation. See
 // docs/performance.md ("Output and restart").
 #include "bench_common.hpp"
 
@@ -183,14 +184,20 @@ int main(int argc, char** argv) {
       "  --sizes LIST   global particle counts (default 1e6,1e7; quick 1e4)\n"
       "  --reps N       repetitions, the median is reported (default 3)\n"
       "  --dir DIR      where a temporary folder for the files is made (default /tmp);\n"
-      "                 it is removed at the end\n";
+      "                 it is removed at the end\n"
+      "  --backend B    host (default) or cuda: the vector's backend; with cuda the writes\n"
+      "                 read the device mirror (PVEC_ON_DEVICE) and a restart fills it\n";
   Args args(argc, argv, usage);
   const bool quick = args.flag("--quick");
   const std::vector<int64_t> sizes = pick_sizes(
       args, quick ? std::vector<int64_t>{10000} : std::vector<int64_t>{1000000, 10000000});
   const int reps = static_cast<int>(args.count("--reps", 3));
   const std::string base = args.value("--dir", "/tmp");
+  const std::string backend_name = args.value("--backend", "host");
   args.finish();
+  if (backend_name != "host" && backend_name != "cuda") die("--backend must be host or cuda");
+  const bool cuda = backend_name == "cuda";
+  const unsigned where = cuda ? static_cast<unsigned>(PVEC_ON_DEVICE) : 0u;
   if (reps < 1) die("--reps must be >= 1");
 
   int has_hdf5 = 0;
@@ -210,8 +217,9 @@ int main(int argc, char** argv) {
   if (rank_ == 0) {
     std::printf(
         "# bench_io: %d rank(s), realistic 64-byte particle (pos f32[3], rho f32, vel f32[3], "
-        "stress f32[3][3]), host backend; files in %s (removed at the end)\n",
-        size_, dir.c_str());
+        "stress f32[3][3]), %s backend%s; files in %s (removed at the end)\n",
+        size_, backend_name.c_str(),
+        cuda ? " (writes from the device mirror, restart fills it)" : "", dir.c_str());
     std::printf(
         "# GB/s = 64 B x global particles / time of the slowest rank; median of %d reps; "
         "particles mapped before the runs; no fsync (the page cache counts, for pvec and "
@@ -229,6 +237,7 @@ int main(int argc, char** argv) {
         .integer("reps", reps)
         .boolean("hdf5", has_hdf5 != 0)
         .boolean("fsync", false)
+        .str("backend", backend_name.c_str())
         .print();
   }
   Table table({{"op", 10},
@@ -245,7 +254,8 @@ int main(int argc, char** argv) {
 
   RealisticSchema rs;
   for (const int64_t n : sizes) {
-    pvec_vector_desc d = realistic_desc(n, PVEC_BACKEND_HOST, PVEC_HOST_PAGEABLE);
+    pvec_vector_desc d =
+        realistic_desc(n, cuda ? PVEC_BACKEND_CUDA : PVEC_BACKEND_HOST, PVEC_HOST_PAGEABLE);
     d.placement = PVEC_PLACE_EVEN;
     pvec_vector_t v = nullptr;
     BENCH_PVEC(pvec_vector_create(&d, rs.schema, &v));
@@ -258,6 +268,7 @@ int main(int argc, char** argv) {
     // Particles on the ranks that own them, as in a simulation between steps.
     BENCH_PVEC(pvec_map(v, 0, nullptr));
     BENCH_PVEC(pvec_size(v, &n_local));
+    if (cuda) BENCH_PVEC(pvec_host_to_device(v, nullptr, 0));
     MpiIo mpiio(n_local);
     const double bytes = 64.0 * static_cast<double>(n);
 
@@ -269,8 +280,8 @@ int main(int argc, char** argv) {
     for (int r = 0; r < reps; ++r) {
       if (has_hdf5) {
         t_ckw.push_back(timed([&] {
-          BENCH_PVEC(
-              pvec_checkpoint_write(v, ck.c_str(), r, 0.1 * r, 0, nullptr, nullptr, nullptr, 0));
+          BENCH_PVEC(pvec_checkpoint_write(v, ck.c_str(), r, 0.1 * r, 0, nullptr, nullptr, nullptr,
+                                           where));
         }));
         pvec_vector_t back = nullptr;
         t_rst.push_back(
@@ -301,7 +312,8 @@ int main(int argc, char** argv) {
       if (rank_ == 0) fs::create_directories(vtk_dir);
       MPI_Barrier(MPI_COMM_WORLD);
       const std::string prefix = (vtk_dir / "particles").string();
-      t_vtk.push_back(timed([&] { BENCH_PVEC(pvec_write_vtk(v, prefix.c_str(), r, 0.1 * r, 0)); }));
+      t_vtk.push_back(
+          timed([&] { BENCH_PVEC(pvec_write_vtk(v, prefix.c_str(), r, 0.1 * r, where)); }));
       remove_path(vtk_dir);
     }
     BENCH_PVEC(pvec_vector_destroy(v));
