@@ -569,6 +569,29 @@ def library_candidates():
     return names
 
 
+def _promote_mpi(path):
+    """Makes the MPI library that libpvec loaded (and what it needs) global.
+
+    Open MPI dlopens its components, which expect libmpi's symbols in the global scope; so an
+    MPI library loaded with libpvec is promoted there (dlopen with RTLD_NOLOAD | RTLD_GLOBAL).
+    libpvec's other libraries stay local: a parallel HDF5 made global would bind the symbols of
+    a Python package that bundles its own HDF5 (h5py wheels) to the wrong library, whose first
+    call then fails ("Not a datatype"). Where the loaded libraries cannot be listed (no
+    /proc/self/maps), libpvec itself is promoted, as before. Raises OSError as ctypes.CDLL.
+    """
+    noload = getattr(os, "RTLD_NOLOAD", 4)
+    try:
+        with open("/proc/self/maps") as maps:
+            loaded = {line.split()[-1] for line in maps if "/" in line}
+    except OSError:
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL | noload)
+        return
+    for p in sorted(loaded):
+        name = os.path.basename(p)
+        if name.startswith(("libmpi.so", "libmpich.so", "libmpi_ibm.so")):
+            ctypes.CDLL(p, mode=ctypes.RTLD_GLOBAL | noload)
+
+
 def lib():
     """The loaded C library (an object with one attribute per pvec_* function).
 
@@ -584,9 +607,10 @@ def lib():
         failures = []
         for cand in library_candidates():
             try:
-                # RTLD_GLOBAL: libpvec's MPI must be visible to MPI's own plugins (Open MPI
-                # dlopens its components and expects libmpi's symbols to be global).
-                cdll = ctypes.CDLL(cand, mode=ctypes.RTLD_GLOBAL)
+                # RTLD_LOCAL, then libpvec's MPI made global (_promote_mpi): libpvec's other
+                # libraries (HDF5) must not take the place of another copy in the process.
+                cdll = ctypes.CDLL(cand, mode=ctypes.RTLD_LOCAL)
+                _promote_mpi(cand)
             except OSError as exc:
                 failures.append("%s: %s" % (cand, exc))
                 continue

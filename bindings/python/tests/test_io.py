@@ -98,6 +98,20 @@ def test_vtk_reader_opens_the_series():
     vec.destroy()
 
 
+def test_libpvec_hdf5_stays_out_of_the_global_scope():
+    """libpvec's HDF5 must not bind another HDF5's users: a pip h5py bundles its own, and with
+    libpvec's in the global scope its first call failed ("Not a datatype"). Its MPI must be
+    global (Open MPI's components look libmpi's symbols up there)."""
+    import ctypes
+    pvec.capi.lib()
+    everything = ctypes.CDLL(None)
+    maps = open("/proc/self/maps").read()
+    if pvec.has_hdf5():
+        assert not hasattr(everything, "H5Tcopy"), "libpvec's HDF5 was loaded into the global scope"
+    if "/libmpi.so" in maps:
+        assert hasattr(everything, "MPI_Init"), "libpvec's MPI is not in the global scope"
+
+
 def test_checkpoint_h5py_and_restart():
     if not pvec.has_hdf5():
         pytest.skip("libpvec built without parallel HDF5: checkpoint test skipped")
