@@ -361,7 +361,8 @@ void checkpoint_write(DistVector& v, const std::string& path, int64_t step, doub
       if (!file.ok()) fail_h5(tmp, "cannot create the checkpoint file");
     });
     H5 dxpl = transfer_dxpl(H5FD_MPIO_INDEPENDENT);
-    std::vector<unsigned char> stage, scratch;
+    std::vector<unsigned char> stage;
+    ScratchBuffer scratch(io_staging_kind(ps));
     // Positions, then each property: the dataset created collectively, then each rank's rows.
     H5 props_group;
     comm.agree("pvec_checkpoint_write: creating /properties", [&] {

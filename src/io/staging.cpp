@@ -68,7 +68,7 @@ void prepare_read(DistVector& v, bool device) {
 }
 
 void read_rows(const ParticleSet& ps, int col, bool device, int pad_to, int64_t first,
-               int64_t count, unsigned char* out, std::vector<unsigned char>& scratch) {
+               int64_t count, unsigned char* out, ScratchBuffer& scratch) {
   if (count <= 0) return;
   const PropertyBuffer& c = ps.column(col);
   const int64_t nc = c.spec.ncomp;
@@ -78,10 +78,11 @@ void read_rows(const ParticleSet& ps, int col, bool device, int pad_to, int64_t 
       static_cast<const unsigned char*>(device ? c.dev : c.host) + first * es;
   size_t pitch = c.row_bytes(ps.capacity());
   if (device && ps.cuda()) {
-    scratch.resize(static_cast<size_t>(count * nc) * es);
-    copy_2d(scratch.data(), count * es, src, pitch, count * es, nc, true, ps.stream());
+    unsigned char* s =
+        static_cast<unsigned char*>(scratch.ensure(static_cast<size_t>(count * nc) * es));
+    copy_2d(s, count * es, src, pitch, count * es, nc, true, ps.stream());
     stream_synchronize(ps.stream());
-    src = scratch.data();
+    src = s;
     pitch = count * es;
   }
   if (es == 4)

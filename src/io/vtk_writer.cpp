@@ -96,8 +96,7 @@ std::string array_tag(const Array& a, uint64_t offset) {
 // Writes array a's bytes for the n local particles to f, a staged block at a time
 // (io/staging.hpp). false on a short write.
 bool write_array(std::FILE* f, const Array& a, const ParticleSet& ps, bool device, int rank,
-                 int64_t n, std::vector<unsigned char>& stage,
-                 std::vector<unsigned char>& scratch) {
+                 int64_t n, std::vector<unsigned char>& stage, ScratchBuffer& scratch) {
   if (a.source == Array::Source::column) {
     const int pad = static_cast<int>(a.ncomp);
     if (const unsigned char* direct = direct_rows(ps, a.col, device, pad))
@@ -171,7 +170,8 @@ void write_piece(const std::string& path, int64_t n, const std::vector<Array>& p
   if (!f) fail_io("cannot create", tmp);
   const std::string head = h.str();
   bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size();
-  std::vector<unsigned char> stage, scratch;
+  std::vector<unsigned char> stage;
+  ScratchBuffer scratch(io_staging_kind(ps));
   try {
     for (const Array* a : order) {
       const uint64_t bytes = a->bytes;
