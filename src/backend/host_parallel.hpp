@@ -55,6 +55,64 @@ void host_for_ranges(int64_t n, const F& f, int64_t grain = kHostGrain) {
   host_ranges(n, grain, body, const_cast<void*>(static_cast<const void*>(&f)));
 }
 
+// The spread order of [0, n) in blocks of `block` items: for loops whose costly items gather
+// in one stretch of indices (map's movers and wraps: the particles that crossed one face, the
+// first ones in cell order; the benchmark's first f n). Virtual block q of the nb full blocks
+// is real block q * step mod nb (step coprime to nb, about 0.618 nb: consecutive virtual blocks
+// land all over [0, n)); the partial last block stays in place. A bijection, so a loop over
+// items that write only their own outputs (and sum integers) gives one thread's results. One
+// range of all the items keeps index order (nothing to share, and the prefetchers stream).
+struct SpreadOrder {
+  int64_t block = 1, nb = 0, step = 1;
+  SpreadOrder() = default;  // index order
+  SpreadOrder(int64_t n, int64_t block_items) : block(block_items < 1 ? 1 : block_items) {
+    nb = n / block;
+    step = nb > 2 ? static_cast<int64_t>(0.6180339887 * static_cast<double>(nb)) : 1;
+    while (nb > 1 && gcd(step, nb) != 1) ++step;
+  }
+  // The first real item of virtual item v, and how many follow it in the same block.
+  int64_t at(int64_t v, int64_t& run) const {
+    if (v >= nb * block) {
+      run = INT64_MAX;
+      return v;
+    }
+    const int64_t q = v / block, off = v % block;
+    run = block - off;
+    return (q * step) % nb * block + off;
+  }
+  static int64_t gcd(int64_t a, int64_t b) {
+    while (b != 0) {
+      const int64_t t = a % b;
+      a = b;
+      b = t;
+    }
+    return a;
+  }
+};
+
+// f(begin, end) over the real runs of the virtual items [b, e) of [0, n) in spread order: a
+// parallel range's share. The range [0, n) (one thread) runs in index order.
+template <class F>
+void spread_runs(const SpreadOrder& order, int64_t b, int64_t e, int64_t n, const F& f) {
+  const SpreadOrder& o = b == 0 && e == n ? SpreadOrder() : order;
+  while (b < e) {
+    int64_t run = 0;
+    const int64_t i = o.at(b, run);
+    const int64_t len = run < e - b ? run : e - b;
+    f(i, i + len);
+    b += len;
+  }
+}
+
+// f(begin, end) over the runs of [0, n) in spread order (SpreadOrder), in parallel ranges.
+template <class F>
+void host_for_spread(int64_t n, int64_t block, const F& f, int64_t grain = kHostGrain) {
+  if (n <= 0) return;
+  const SpreadOrder order(n, block);
+  host_for_ranges(
+      n, [&](int64_t b, int64_t e) { spread_runs(order, b, e, n, f); }, grain);
+}
+
 // Whether Keep has vote(i0, len, out): keep(i0 + q) for q < len into out[q] (0 or 1).
 template <class Keep, class = void>
 struct has_vote : std::false_type {};

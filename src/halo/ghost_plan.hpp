@@ -16,7 +16,10 @@ struct GhostPlan {
   bool on_device = false;
   int64_t n_local = 0;  // local count the plan was made for
   int64_t n_send = 0;   // entries, sorted by destination rank
-  ScratchBuffer src;    // particle index per entry: int32 if narrow_src, else int64
+  // Particle index per entry: int32 if narrow_src, else int64. Nondecreasing within each
+  // destination's block (entries are made in particle order and grouped by rank stably):
+  // the host ghost_put relies on it (halo/ghost_put_host.hpp).
+  ScratchBuffer src;
   bool narrow_src = false;
   ScratchBuffer peer;                // int32 destination rank per entry (unused with one rank)
   ScratchBuffer shift;               // int32 packed periodic shift per entry

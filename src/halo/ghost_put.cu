@@ -7,6 +7,7 @@
 #include "common/dispatch.hpp"
 #include "common/error.hpp"
 #include "exchange/message_layout.hpp"
+#include "halo/ghost_put_host.hpp"
 #include "halo/plan_index.cuh"
 #include "halo/reduce_column.cuh"
 
@@ -51,15 +52,19 @@ void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int
     if (!ipc) recvbuf = static_cast<char*>(side[U::recv].ensure(std::max<int64_t>(recv_total, 8)));
     peers = ctx.upload_peers(device, {&recv_displs, &plan.send_first, &plan.send_counts});
   });
-  for (int r = 0; r < P; ++r) {
-    const int64_t k = plan.recv_counts[r];
-    if (send_bytes[r] == 0) continue;  // nothing to send (or this rank's own images)
-    for (size_t q = 0; q < layout.cols.size(); ++q) {
-      const PropertyBuffer& c = ps.column(layout.cols[q]);
-      const size_t e = c.spec.elem_size;
-      copy_2d(sendbuf + send_displs[r] + k * layout.col_prefix[q], k * e,
-              static_cast<const char*>(c.mirror(device)) + (n + plan.recv_first[r]) * e,
-              c.row_bytes(cap), k * e, c.spec.ncomp, gpu, ps.stream());
+  if (!ex.on_device) {
+    pack_ghost_rows_host(ps, layout, plan, device, sendbuf, send_bytes, send_displs);
+  } else {
+    for (int r = 0; r < P; ++r) {
+      const int64_t k = plan.recv_counts[r];
+      if (send_bytes[r] == 0) continue;  // nothing to send (or this rank's own images)
+      for (size_t q = 0; q < layout.cols.size(); ++q) {
+        const PropertyBuffer& c = ps.column(layout.cols[q]);
+        const size_t e = c.spec.elem_size;
+        copy_2d(sendbuf + send_displs[r] + k * layout.col_prefix[q], k * e,
+                static_cast<const char*>(c.mirror(device)) + (n + plan.recv_first[r]) * e,
+                c.row_bytes(cap), k * e, c.spec.ncomp, gpu, ps.stream());
+      }
     }
   }
   ps.sync_stream();  // queued kernels belong to the compute time
@@ -69,15 +74,19 @@ void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int
                                              recv_bytes, recv_displs));
   auto t_reduce = Clock::now();
   const BlockIndex at = plan_index(plan, peers, P, me, n);
-  for (size_t k = 0; k < layout.cols.size(); ++k) {
-    PropertyBuffer& c = ps.column(layout.cols[k]);
-    with_dtype(c.spec.dtype, [&](auto t) {
-      using T = decltype(t);
-      ReduceColumn<T> f{at,  got,          plan.sources(),       static_cast<T*>(c.mirror(device)),
-                        cap, c.spec.ncomp, layout.col_prefix[k], static_cast<int>(op)};
-      for_each(ex, plan.n_send, f);
-    });
-  }
+  if (!ex.on_device)  // in parallel ranges of source rows, in the serial order of each row
+    reduce_columns_host(ps, layout, plan, at, got, device, static_cast<int>(op));
+  else
+    for (size_t k = 0; k < layout.cols.size(); ++k) {
+      PropertyBuffer& c = ps.column(layout.cols[k]);
+      with_dtype(c.spec.dtype, [&](auto t) {
+        using T = decltype(t);
+        ReduceColumn<T> f{
+            at,  got,          plan.sources(),       static_cast<T*>(c.mirror(device)),
+            cap, c.spec.ncomp, layout.col_prefix[k], static_cast<int>(op)};
+        for_each(ex, plan.n_send, f);  // on the device: atomic combinations
+      });
+    }
   ps.sync_stream();
   ctx.stats.particles_sent = plan.n_recv;
   ctx.stats.particles_received = plan.n_send;

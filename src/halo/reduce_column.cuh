@@ -56,7 +56,8 @@ PVEC_HD void combine(T* target, T v, int op) {
 }
 
 // Ghost entry j's received values combined into its source particle. Entries of this rank's
-// own periodic images are in no message: their values are read from their ghost rows.
+// own periodic images are in no message: their values are read from their ghost rows. The device
+// path; the host runs halo/ghost_put_host.hpp's ranges of source rows, in the same order per row.
 template <class T>
 struct ReduceColumn {
   BlockIndex at;

@@ -30,6 +30,8 @@ namespace {
 // The bit of LabelOwner's answer that map votes into words (its movers).
 constexpr int kMoverBit = 1;
 static_assert(LabelOwner<float, 1>::kMover == 1u << kMoverBit, "kMoverBit names kMover");
+// The host wrap's blocks in spread order (backend/host_parallel.hpp): 8192 particles.
+constexpr int64_t kWrapSpreadChunks = 8192 / kWrapChunk;
 }  // namespace
 
 int64_t map(DistContext& ctx, unsigned flags) {
@@ -166,9 +168,18 @@ int64_t map(DistContext& ctx, unsigned flags) {
     with_pos_type(ctx.pos_dtype, [&](auto t) {
       using T = decltype(t);
       with_dim(ctx.grid.dim, [&](auto D) {
-        for_each(ex, (n + kWrapChunk - 1) / kWrapChunk,
-                 WrapPositions<T, D.value>{ctx.grid, static_cast<T*>(ps.column(0).mirror(device)),
-                                           cap, wrap_flag, n});
+        const int64_t chunks = (n + kWrapChunk - 1) / kWrapChunk;
+        const WrapPositions<T, D.value> w{ctx.grid, static_cast<T*>(ps.column(0).mirror(device)),
+                                          cap, wrap_flag, n};
+        if (ex.on_device)
+          for_each(ex, chunks, w);
+        else  // chunks are independent; spread, as the flagged ones gather like the movers
+          host_for_spread(
+              chunks, kWrapSpreadChunks,
+              [&](int64_t b, int64_t e) {
+                for (int64_t c = b; c < e; ++c) w(c);
+              },
+              kHostRowGrain);
       });
     });
   for (const RowTable& t : tables) {

@@ -97,37 +97,44 @@ void for_each_count(const Exec& exec, int64_t n, F f, ScratchBuffer& tmp, int64_
 #endif
   }
   // The host: ranges of words in parallel (f writes only item i's outputs), each with its own
-  // counts, summed after (integers: the same at any thread count).
+  // counts, summed after (integers: the same at any thread count). The words are taken in
+  // spread order (host_parallel.hpp), blocks of 8192 items, so that items of f's slow path
+  // (map's movers) that gather in one stretch of indices are shared by the ranges.
+  constexpr int64_t kSpreadWords = 256;
   struct Ctx {
     const F* f;
-    int64_t n;
+    int64_t n, n_words;
     uint32_t* votes;
     int vote_bit;
+    SpreadOrder order;
     int64_t counts[kHostMaxThreads][K];
   };
-  Ctx ctx{&f, n, votes, vote_bit, {}};
-  auto body = [](void* c, int64_t w0, int64_t w1, int t) {
+  const int64_t n_words = (n + 31) / 32;
+  Ctx ctx{&f, n, n_words, votes, vote_bit, SpreadOrder(n_words, kSpreadWords), {}};
+  auto body = [](void* c, int64_t v0, int64_t v1, int t) {
     Ctx& x = *static_cast<Ctx*>(c);
     int64_t local[K] = {};
-    for (int64_t w = w0; w < w1; ++w) {  // 32 indices at a time, as a warp takes them
-      uint32_t word = 0;
-      const int64_t end = std::min(x.n, 32 * w + 32);
-      uint32_t got[32];
-      const int len = static_cast<int>(end - 32 * w);
-      if constexpr (has_label_tile<F>::value)
-        x.f->label_tile(32 * w, len, got);  // f's own loop over the word (LabelOwner's)
-      else
-        for (int q = 0; q < len; ++q) got[q] = (*x.f)(32 * w + q);
-      for (int q = 0; q < len; ++q) {
-        const uint32_t bits = got[q];
-        for (int k = 0; k < K; ++k) local[k] += (bits >> k) & 1u;
-        word |= ((bits >> x.vote_bit) & 1u) << q;
+    spread_runs(x.order, v0, v1, x.n_words, [&](int64_t w0, int64_t w1) {
+      for (int64_t w = w0; w < w1; ++w) {  // 32 indices at a time, as a warp takes them
+        uint32_t word = 0;
+        const int64_t end = std::min(x.n, 32 * w + 32);
+        uint32_t got[32];
+        const int len = static_cast<int>(end - 32 * w);
+        if constexpr (has_label_tile<F>::value)
+          x.f->label_tile(32 * w, len, got);  // f's own loop over the word (LabelOwner's)
+        else
+          for (int q = 0; q < len; ++q) got[q] = (*x.f)(32 * w + q);
+        for (int q = 0; q < len; ++q) {
+          const uint32_t bits = got[q];
+          for (int k = 0; k < K; ++k) local[k] += (bits >> k) & 1u;
+          word |= ((bits >> x.vote_bit) & 1u) << q;
+        }
+        if (x.votes != nullptr) x.votes[w] = word;
       }
-      if (x.votes != nullptr) x.votes[w] = word;
-    }
+    });
     for (int k = 0; k < K; ++k) x.counts[t][k] = local[k];
   };
-  const int ranges = host_ranges((n + 31) / 32, kHostGrain / 32, body, &ctx);
+  const int ranges = host_ranges(n_words, kHostGrain / 32, body, &ctx);
   for (int t = 0; t < ranges; ++t)
     for (int k = 0; k < K; ++k) counts[k] += ctx.counts[t][k];
 }

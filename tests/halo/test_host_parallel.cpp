@@ -1,8 +1,9 @@
 // White-box test of the host path's parallel loops (backend/host_parallel.hpp) and of the host
 // pack (exchange/row_kernels_host.hpp): at 1-5 threads (forced, beyond the cores too) and sizes
 // around the range boundaries, host_select gives the serial loop's indices in order, host_for
-// visits every item once, and pack_rows_host writes exactly the bytes PackRows writes, entry
-// by entry, over blocks of several peers, own images (direct rows) and periodic shifts.
+// and host_for_spread visit every item once, and pack_rows_host writes exactly the bytes PackRows
+// writes, entry by entry, over blocks of several peers, own images (direct rows) and periodic
+// shifts.
 #include "backend/host_parallel.hpp"
 #include "exchange/row_kernels_host.hpp"
 #include "exchange/row_kernels.cuh"
@@ -56,6 +57,34 @@ TEST_CASE("host_for visits every item once", "[host_parallel]") {
       host_for(n, [&](int64_t i) { hits[i] += 1; });
       for (int64_t i = 0; i < n; ++i) REQUIRE(hits[i] == 1);
     }
+}
+
+TEST_CASE("host_for_spread visits every item once, in runs of its blocks", "[host_parallel]") {
+  for (int64_t n : kSizes)
+    for (int64_t block : {1, 3, 64, 2048})
+      for (int t = 1; t <= 5; ++t) {
+        Threads th(t);
+        std::vector<int> hits(static_cast<size_t>(n), 0);
+        host_for_spread(n, block, [&](int64_t b, int64_t e) {
+          REQUIRE(b < e);
+          REQUIRE(e <= n);
+          // a run never leaves its block (but for the partial last one, kept in place), unless
+          // one range holds every item (then in index order)
+          if (b < n / block * block && !(b == 0 && e == n)) REQUIRE((e - 1) / block == b / block);
+          for (int64_t i = b; i < e; ++i) hits[i] += 1;
+        });
+        for (int64_t i = 0; i < n; ++i) REQUIRE(hits[i] == 1);
+      }
+  // The spread: the first tenth of the blocks (movers at the start) falls in every half of the
+  // virtual order.
+  const SpreadOrder o(1000 * 64, 64);
+  int first_half = 0;
+  for (int64_t v = 0; v < 500; ++v) {
+    int64_t run = 0;
+    first_half += o.at(v * 64, run) < 100 * 64 ? 1 : 0;
+  }
+  CHECK(first_half > 30);
+  CHECK(first_half < 70);
 }
 
 TEST_CASE("pack_rows_host writes PackRows' bytes", "[host_parallel]") {

@@ -16,6 +16,10 @@ target_include_directories(dist_ghost_candidates PRIVATE ${PROJECT_SOURCE_DIR}/s
 # (force_generic_ghost_plan), ghosts and ghost_put byte for byte.
 pvec_add_dist_whitebox(dist_ghost_plan_paths ${_here}/test_dist_ghost_plan_paths.cpp "1;2;3;4")
 
+# White-box: the host ghost_put at 1, 2, 3 and 5 forced threads, byte for byte against one
+# thread, and one thread against the plan order (every reduction, many copies per particle).
+pvec_add_dist_whitebox(dist_ghost_put_threads ${_here}/test_dist_ghost_put_threads.cpp "1;2;3;4")
+
 # The ghost tests with every index list of ghost_get int64 (the path of ranks with more than
 # 2^31 particles, narrow otherwise), forced at small sizes.
 pvec_add_dist_whitebox(dist_ghost_wide ${_here}/force_wide_indices.cpp "1;2;3"

@@ -214,6 +214,14 @@ TEST_CASE("map conserves particles in 3D", "[dist][map]") {
       31);
 }
 
+// Enough particles per rank that the host labelling and wrap take their blocks in spread
+// order (backend/host_parallel.hpp, several blocks of 8192) when they run parallel ranges
+// (dist_host_threads: 3 threads).
+TEST_CASE("map conserves particles at 60000 per rank", "[dist][map]") {
+  run({3, PVEC_FLOAT32, {1, 1, 1}}, Path::host, 3, 60000, 41);
+  run({2, PVEC_FLOAT64, {1, 0, 0}}, Path::host, 3, 40000, 42);
+}
+
 // A periodic coordinate already in [lo, hi) is left exactly as it is: wrapping must not move
 // a particle near hi by a period (the nearest representable values below hi, in both
 // position types, and a few other in-box values).
