@@ -155,7 +155,7 @@ void scan_in_place(const Exec& exec, int32_t* data, int64_t n_plus_1, ScratchBuf
 #endif
 }
 
-int bits_for(int64_t nb) {
+[[maybe_unused]] int bits_for(int64_t nb) {  // used by the device paths only
   int b = 1;
   while (b < 31 && (int64_t{1} << b) < nb) ++b;
   return b;
