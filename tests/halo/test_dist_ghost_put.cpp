@@ -29,24 +29,6 @@ T from_bits(uint64_t b) {
   return v;
 }
 
-template <class F>
-uint64_t by_dtype(pvec_dtype t, F&& f) {
-  switch (t) {
-    case PVEC_FLOAT32:
-      return f(float{});
-    case PVEC_FLOAT64:
-      return f(double{});
-    case PVEC_INT32:
-      return f(int32_t{});
-    case PVEC_INT64:
-      return f(int64_t{});
-    case PVEC_UINT32:
-      return f(uint32_t{});
-    default:
-      return f(uint64_t{});
-  }
-}
-
 // The integer n as a value of dtype t (unsigned types wrap), as raw bits.
 uint64_t number(pvec_dtype t, int64_t n) {
   return by_dtype(t, [&](auto z) { return to_bits(static_cast<decltype(z)>(n)); });

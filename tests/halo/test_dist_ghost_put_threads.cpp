@@ -14,24 +14,6 @@ using namespace dist;
 
 namespace {
 
-template <class F>
-void by_dtype(pvec_dtype t, F&& f) {
-  switch (t) {
-    case PVEC_FLOAT32:
-      return f(float{});
-    case PVEC_FLOAT64:
-      return f(double{});
-    case PVEC_INT32:
-      return f(int32_t{});
-    case PVEC_INT64:
-      return f(int64_t{});
-    case PVEC_UINT32:
-      return f(uint32_t{});
-    default:
-      return f(uint64_t{});
-  }
-}
-
 // The library's combination (halo/reduce_column.cuh), on raw bits.
 uint64_t combine_bits(pvec_dtype t, uint64_t a, uint64_t b, pvec_reduce_op op) {
   uint64_t out = 0;

@@ -281,4 +281,23 @@ pvec_status run_on(pvec_vector_t v, Path p, const std::function<pvec_status(unsi
 // Whether text contains the integer n as a whole number (not part of a longer one).
 bool mentions_number(const std::string& text, int64_t n);
 
+// f(T{}) for the C++ type T of dtype t (the six of pvec_dtype); returns what f returns.
+template <class F>
+decltype(auto) by_dtype(pvec_dtype t, F&& f) {
+  switch (t) {
+    case PVEC_FLOAT32:
+      return f(float{});
+    case PVEC_FLOAT64:
+      return f(double{});
+    case PVEC_INT32:
+      return f(int32_t{});
+    case PVEC_INT64:
+      return f(int64_t{});
+    case PVEC_UINT32:
+      return f(uint32_t{});
+    default:
+      return f(uint64_t{});
+  }
+}
+
 }  // namespace dist
