@@ -362,7 +362,7 @@ void checkpoint_write(DistVector& v, const std::string& path, int64_t step, doub
     });
     H5 dxpl = transfer_dxpl(H5FD_MPIO_INDEPENDENT);
     std::vector<unsigned char> stage;
-    ScratchBuffer scratch(io_staging_kind(ps));
+    ScratchBuffer& scratch = v.io_staging();
     // Positions, then each property: the dataset created collectively, then each rank's rows.
     H5 props_group;
     comm.agree("pvec_checkpoint_write: creating /properties", [&] {

@@ -26,16 +26,9 @@ size_t row_bytes(const PropertySpec& s, int pad_to);
 // Local particles [first, first + count) of column col, interleaved into out: particle
 // first + i, component c at element i*width + c, width = max(ncomp, pad_to); components
 // beyond ncomp are zero. device: read the device mirror (the caller flushed it); with CUDA
-// through scratch, reused staging memory of io_staging_kind (pinned with CUDA, so that the
-// copies from the device run at the link's speed; one block, about 1 MiB, allocated on first
-// use by each write).
+// through scratch, reused staging memory (DistVector::io_staging: pinned with CUDA).
 void read_rows(const ParticleSet& ps, int col, bool device, int pad_to, int64_t first,
                int64_t count, unsigned char* out, ScratchBuffer& scratch);
-
-// The memory read_rows stages device rows through: pinned with the CUDA backend, else host.
-inline MemKind io_staging_kind(const ParticleSet& ps) {
-  return ps.cuda() ? MemKind::pinned : MemKind::host;
-}
 
 // The mirror's rows [0, n_local) of column col when they already are the interleaved rows
 // (one component, no padding) and host memory; else nullptr (stage with read_rows).

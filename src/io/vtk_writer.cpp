@@ -133,7 +133,8 @@ bool write_array(std::FILE* f, const Array& a, const ParticleSet& ps, bool devic
 }
 
 void write_piece(const std::string& path, int64_t n, const std::vector<Array>& point_data,
-                 const Array& points, const ParticleSet& ps, bool device, int rank) {
+                 const Array& points, const ParticleSet& ps, bool device, int rank,
+                 ScratchBuffer& scratch) {
   const Array conn{
       "connectivity", "Int64", 1, Array::Source::connectivity, -1, static_cast<uint64_t>(n) * 8};
   const Array offs{"offsets", "Int64", 1, Array::Source::offsets, -1, static_cast<uint64_t>(n) * 8};
@@ -171,7 +172,6 @@ void write_piece(const std::string& path, int64_t n, const std::vector<Array>& p
   const std::string head = h.str();
   bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size();
   std::vector<unsigned char> stage;
-  ScratchBuffer scratch(io_staging_kind(ps));
   try {
     for (const Array* a : order) {
       const uint64_t bytes = a->bytes;
@@ -276,7 +276,7 @@ void write_vtk(DistVector& v, const std::string& prefix, int64_t step, double ti
     const Array points{"Points", points_type,
                        3,        Array::Source::column,
                        0,        static_cast<uint64_t>(n) * row_bytes(ps.column(0).spec, 3)};
-    write_piece(dir + piece_rel, n, headers, points, ps, device, comm.rank());
+    write_piece(dir + piece_rel, n, headers, points, ps, device, comm.rank(), v.io_staging());
   });
 
   comm.agree("pvec_write_vtk: writing the .pvtp and .pvd", [&] {

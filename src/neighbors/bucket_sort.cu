@@ -161,8 +161,8 @@ void scan_in_place(const Exec& exec, int32_t* data, int64_t n_plus_1, ScratchBuf
   return b;
 }
 
-}  // namespace
-
+// offsets[nb + 1] of sorted keys (n of them, in [0, nb)): offsets[k] = first position of a
+// key >= k. Queued on exec; tmp is device scan storage.
 void bucket_offsets_of_sorted(const Exec& exec, const int32_t* sorted_keys, int64_t n, int64_t nb,
                               int32_t* offsets, ScratchBuffer& tmp) {
   const size_t nb1 = static_cast<size_t>(nb + 1);
@@ -185,8 +185,6 @@ void bucket_offsets_of_sorted(const Exec& exec, const int32_t* sorted_keys, int6
   fail(PVEC_ERROR_INTERNAL, "device scan in a build without CUDA");
 #endif
 }
-
-namespace {
 
 // The stable radix sort of (key, item) for items [0, n): order gets the items by key, the
 // sorted keys stay in s.keys_alt (device only).
@@ -295,13 +293,14 @@ void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, i
 }
 
 void bucket_order(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int32_t* order,
-                  int32_t* offsets_scratch, BucketScratch& s) {
+                  ScratchBuffer& offsets_scratch, BucketScratch& s) {
   check_sizes(n, nb);
   if (exec.on_device && use_radix(n)) {
     radix_order(exec, keys, n, nb, order, s);
     return;
   }
-  bucket_sort(exec, keys, n, nb, n, offsets_scratch, order, nullptr, s);
+  int32_t* offsets = offsets_scratch.ensure_as<int32_t>(static_cast<size_t>(nb + 1));
+  bucket_sort(exec, keys, n, nb, n, offsets, order, nullptr, s);
 }
 
 }  // namespace pvec::impl

@@ -54,20 +54,15 @@ void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, i
                  int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s);
 
 // The order of bucket_sort alone (the same order array), for callers that need no offsets:
-// the device radix path then computes none; the other paths use offsets_scratch (nb + 1
-// entries) for them.
+// the device radix path then computes none; the other paths keep them (nb + 1 entries) in
+// offsets_scratch, on exec's side, which only they grow.
 void bucket_order(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int32_t* order,
-                  int32_t* offsets_scratch, BucketScratch& s);
+                  ScratchBuffer& offsets_scratch, BucketScratch& s);
 
 // bucket_sort of keys that are non-decreasing already (the caller checked): order is the
 // identity and offsets come from where the keys change; the same arrays as bucket_sort.
 void bucket_sort_presorted(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                            int64_t n_split, int32_t* offsets, int32_t* order,
                            int32_t* split_offsets, BucketScratch& s);
-
-// offsets[nb + 1] of sorted keys (n of them, in [0, nb)): offsets[k] = first position of a
-// key >= k. Queued on exec; tmp is device scan storage.
-void bucket_offsets_of_sorted(const Exec& exec, const int32_t* sorted_keys, int64_t n, int64_t nb,
-                              int32_t* offsets, ScratchBuffer& tmp);
 
 }  // namespace pvec::impl

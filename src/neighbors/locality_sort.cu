@@ -179,9 +179,8 @@ bool locality_sort(const NeighborInput& in, const SortParams& p, SortScratch& s)
          "a local particle position is NaN or infinite (nothing was reordered)");
   if ((flags_host & 2) == 0) return false;  // in cell order already
 
-  int32_t* offsets = s.offsets.ensure_as<int32_t>(buckets + 1);
   int32_t* order = s.order.ensure_as<int32_t>(n);
-  bucket_order(ex, keys, n, buckets, order, offsets, s.bucket);
+  bucket_order(ex, keys, n, buckets, order, s.offsets, s.bucket);
 
   // Every block is taken before any column changes, so that running out of memory leaves the
   // vector as it was.

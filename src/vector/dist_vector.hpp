@@ -91,6 +91,17 @@ class DistVector {
   // Figures of the last map / ghost_get / ghost_put, for benchmarks.
   const OpStats& last_stats() const { return stats_; }
 
+  // The block output stages device rows through (io/staging.hpp's read_rows): pinned with the
+  // CUDA backend, so that the copies run at the link's speed, and kept between writes, so that
+  // only the first write allocates it (about 1 MiB).
+  ScratchBuffer& io_staging() {
+    if (!io_stage_kind_set_) {
+      io_stage_.set_kind(ps_->cuda() ? MemKind::pinned : MemKind::host);
+      io_stage_kind_set_ = true;
+    }
+    return io_stage_;
+  }
+
  private:
   DistContext context();
 
@@ -107,6 +118,8 @@ class DistVector {
   uint64_t rows_epoch_ = 0;
   SortScratch sort_;
   Workspace ws_;
+  ScratchBuffer io_stage_;
+  bool io_stage_kind_set_ = false;
   OpStats stats_;
 };
 
