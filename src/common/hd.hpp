@@ -29,4 +29,32 @@ PVEC_HD inline T load_ro(const T* p) {
 #endif
 }
 
+// The squared length of a difference, added term by term with each product and each sum
+// rounded on its own, on the host and the device alike: nvcc would fuse them into FMAs where the
+// host does not (the library's host code is built with -ffp-contract=off), and a pair at the
+// cutoff would be a neighbour on one side only. sq_first starts the sum, add_square adds a term.
+template <class T>
+PVEC_HD inline T sq_first(T dx) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 8)
+    return __dmul_rn(dx, dx);
+  else
+    return __fmul_rn(dx, dx);
+#else
+  return dx * dx;
+#endif
+}
+
+template <class T>
+PVEC_HD inline T add_square(T r2, T dx) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 8)
+    return __dadd_rn(r2, __dmul_rn(dx, dx));
+  else
+    return __fadd_rn(r2, __fmul_rn(dx, dx));
+#else
+  return r2 + dx * dx;
+#endif
+}
+
 }  // namespace pvec::impl

@@ -1,12 +1,13 @@
 // bucket_sort (bucket_sort.hpp). Device, from 2^15 items: a stable radix sort of (key, item)
-// (CUB, over the bits the keys use), then the bucket offsets from where the sorted keys change
-// (a max-scan fills the empty buckets): no atomics, so rows in random order cost what rows in
-// cell order do. Device, fewer items (or PVEC_BUCKET_SORT=atomic): one atomic per item counts
-// the buckets and gives each item a slot, a scan makes the offsets, a scatter places the items,
-// and one thread per bucket sorts its (short) bucket by item, which makes the order
-// deterministic; a bucket of more than 64 items sends that sort to the radix sort. Host: the
-// same passes as loops, in item order, which is stable by construction. Every path gives the
-// same arrays.
+// (CUB, over the bits the keys use; the caller's key pass may have written the identity it
+// sorts), then the bucket offsets in one pass over the sorted keys that writes every entry once
+// (empty buckets included; nothing zeroed or scanned): no atomics but one per run of more than
+// 32 empty buckets, so rows in random order cost what rows in cell order do. Device, fewer items
+// (or PVEC_BUCKET_SORT=atomic): one atomic per item counts the buckets and gives each item a slot,
+// a scan makes the offsets, a scatter places the items, and one thread per bucket sorts its (short)
+// bucket by item, which makes the order deterministic; a bucket of more than 64 items sends that
+// sort to the radix sort. Host: the same passes as loops, in item order, which is stable by
+// construction. Every path gives the same arrays.
 #include "neighbors/bucket_sort.hpp"
 
 #include "backend/device.hpp"
@@ -116,10 +117,6 @@ struct SplitOfIdentity {
   }
 };
 
-struct MaxOp {
-  PVEC_HD int32_t operator()(int32_t a, int32_t b) const { return a > b ? a : b; }
-};
-
 // What the device path uses for n items: the radix sort from kRadixFrom items, unless the
 // environment says otherwise (PVEC_BUCKET_SORT=atomic or radix; a diagnostic for benchmarks).
 constexpr int64_t kRadixFrom = int64_t{1} << 15;
@@ -161,40 +158,107 @@ void scan_in_place(const Exec& exec, int32_t* data, int64_t n_plus_1, ScratchBuf
   return b;
 }
 
+#if defined(__CUDACC__)
+constexpr int kKeysPerThread = 4;   // sorted keys one thread reads (one 16-byte load)
+constexpr int32_t kGapInline = 32;  // empty buckets a thread fills itself; longer runs are listed
+
+// offsets[c] = value for c in [from, to]: the first kGapInline by this thread, the rest listed
+// in gaps (gaps[0] counts them, then triples first/last/value) for offsets_gaps_kernel.
+__device__ inline void fill_offsets(int32_t* offsets, int32_t from, int32_t to, int32_t value,
+                                    int32_t* gaps) {
+  const int32_t inline_end = to - from < kGapInline ? to : from + kGapInline - 1;
+  for (int32_t c = from; c <= inline_end; ++c) offsets[c] = value;
+  if (inline_end < to) {
+    const int32_t g = atomicAdd(gaps, 1);
+    gaps[1 + 3 * g] = inline_end + 1;
+    gaps[2 + 3 * g] = to;
+    gaps[3 + 3 * g] = value;
+  }
+}
+
+// Each thread takes kKeysPerThread sorted keys and writes, for each key e whose successor is
+// larger, offsets[c] = e + 1 for every bucket c after it up to the successor's (the end for the
+// last key, nb standing for "no successor"); the first thread also buckets [0, key 0]. Every
+// entry of offsets is written exactly once, so nothing is zeroed or scanned first.
+__global__ void offsets_of_sorted_kernel(const int32_t* sorted, int64_t n, int32_t nb, bool aligned,
+                                         int32_t* offsets, int32_t* gaps) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t e0 = t * kKeysPerThread;
+  if (e0 >= n) return;
+  int32_t k[kKeysPerThread + 1];
+  if (aligned && e0 + kKeysPerThread <= n) {
+    const int4 v = reinterpret_cast<const int4*>(sorted)[t];
+    k[0] = v.x, k[1] = v.y, k[2] = v.z, k[3] = v.w;
+  } else {
+#pragma unroll
+    for (int j = 0; j < kKeysPerThread; ++j) k[j] = e0 + j < n ? sorted[e0 + j] : nb;
+  }
+  k[kKeysPerThread] = e0 + kKeysPerThread < n ? sorted[e0 + kKeysPerThread] : nb;
+  if (e0 == 0) fill_offsets(offsets, 0, k[0], 0, gaps);
+#pragma unroll
+  for (int j = 0; j < kKeysPerThread; ++j)
+    if (e0 + j < n && k[j + 1] > k[j])
+      fill_offsets(offsets, k[j] + 1, k[j + 1], static_cast<int32_t>(e0 + j + 1), gaps);
+}
+
+__global__ void offsets_gaps_kernel(const int32_t* gaps, int32_t* offsets) {
+  const int32_t m = gaps[0];
+  for (int32_t g = static_cast<int32_t>(blockIdx.x); g < m; g += static_cast<int32_t>(gridDim.x)) {
+    const int32_t first = gaps[1 + 3 * g], last = gaps[2 + 3 * g], value = gaps[3 + 3 * g];
+    for (int32_t c = first + static_cast<int32_t>(threadIdx.x); c <= last;
+         c += static_cast<int32_t>(blockDim.x))
+      offsets[c] = value;
+  }
+}
+#endif
+
 // offsets[nb + 1] of sorted keys (n of them, in [0, nb)): offsets[k] = first position of a
-// key >= k. Queued on exec; tmp is device scan storage.
+// key >= k. Queued on exec. Host: the run ends, then a running max fills the empty buckets.
+// Device: one pass over the keys writes every entry once (offsets_of_sorted_kernel).
 void bucket_offsets_of_sorted(const Exec& exec, const int32_t* sorted_keys, int64_t n, int64_t nb,
-                              int32_t* offsets, ScratchBuffer& tmp) {
+                              int32_t* offsets, BucketScratch& s) {
   const size_t nb1 = static_cast<size_t>(nb + 1);
-  zero_2d(offsets, nb1 * sizeof(int32_t), nb1 * sizeof(int32_t), 1, exec.on_device, exec.stream);
-  for_each(exec, n, RunEnds{sorted_keys, n, offsets});
-  if (!exec.on_device) {
+  if (!exec.on_device || n == 0) {
+    zero_2d(offsets, nb1 * sizeof(int32_t), nb1 * sizeof(int32_t), 1, exec.on_device, exec.stream);
+    if (exec.on_device) return;
+    for_each(exec, n, RunEnds{sorted_keys, n, offsets});
     for (size_t k = 1; k < nb1; ++k) offsets[k] = std::max(offsets[k], offsets[k - 1]);
     return;
   }
 #if defined(__CUDACC__)
-  cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
-  const int items = as_cub_count(static_cast<int64_t>(nb1));
-  size_t bytes = 0;
-  check_cuda(cub::DeviceScan::InclusiveScan(nullptr, bytes, offsets, offsets, MaxOp{}, items, s),
-             "cub::DeviceScan::InclusiveScan");
-  check_cuda(cub::DeviceScan::InclusiveScan(tmp.ensure(std::max<size_t>(bytes, 1)), bytes, offsets,
-                                            offsets, MaxOp{}, items, s),
-             "cub::DeviceScan::InclusiveScan");
+  cudaStream_t st = static_cast<cudaStream_t>(exec.stream);
+  // Gaps longer than kGapInline are disjoint runs of buckets: at most nb1 / (kGapInline + 1).
+  const size_t max_gaps = nb1 / (kGapInline + 1) + 1;
+  int32_t* gaps = s.gaps.ensure_as<int32_t>(1 + 3 * max_gaps);
+  zero_2d(gaps, sizeof(int32_t), sizeof(int32_t), 1, true, exec.stream);
+  constexpr int kBlock = 256;
+  const int64_t threads = (n + kKeysPerThread - 1) / kKeysPerThread;
+  offsets_of_sorted_kernel<<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock, 0,
+                             st>>>(sorted_keys, n, static_cast<int32_t>(nb),
+                                   reinterpret_cast<uintptr_t>(sorted_keys) % 16 == 0, offsets,
+                                   gaps);
+  check_launch("bucket offsets of sorted keys");
+  offsets_gaps_kernel<<<128, kBlock, 0, st>>>(gaps, offsets);
+  check_launch("bucket offsets of sorted keys (long gaps)");
 #else
-  fail(PVEC_ERROR_INTERNAL, "device scan in a build without CUDA");
+  (void)s;
+  fail(PVEC_ERROR_INTERNAL, "device bucket offsets in a build without CUDA");
 #endif
 }
 
 // The stable radix sort of (key, item) for items [0, n): order gets the items by key, the
 // sorted keys stay in s.keys_alt (device only).
 const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
-                           int32_t* order, BucketScratch& s) {
+                           int32_t* order, BucketScratch& s, const int32_t* identity) {
 #if defined(__CUDACC__)
   cudaStream_t st = static_cast<cudaStream_t>(exec.stream);
   int32_t* keys_out = s.keys_alt.ensure_as<int32_t>(std::max<int64_t>(n, 1));
-  int32_t* items = s.vals_in.ensure_as<int32_t>(std::max<int64_t>(n, 1));
-  for_each(exec, n, Iota{items});
+  const int32_t* items = identity;
+  if (items == nullptr) {
+    int32_t* v = s.vals_in.ensure_as<int32_t>(std::max<int64_t>(n, 1));
+    for_each(exec, n, Iota{v});
+    items = v;
+  }
   const int items_n = as_cub_count(n);
   const int end_bit = bits_for(nb);
   size_t bytes = 0;
@@ -206,7 +270,7 @@ const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int
              "cub::DeviceRadixSort::SortPairs");
   return keys_out;
 #else
-  (void)exec, (void)keys, (void)n, (void)nb, (void)order, (void)s;
+  (void)exec, (void)keys, (void)n, (void)nb, (void)order, (void)s, (void)identity;
   fail(PVEC_ERROR_INTERNAL, "device radix sort in a build without CUDA");
 #endif
 }
@@ -214,9 +278,9 @@ const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int
 // The radix path of bucket_sort (device only).
 void radix_bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                        int64_t n_split, int32_t* offsets, int32_t* order, int32_t* split_offsets,
-                       BucketScratch& s) {
-  const int32_t* sorted = radix_order(exec, keys, n, nb, order, s);
-  bucket_offsets_of_sorted(exec, sorted, n, nb, offsets, s.tmp);
+                       BucketScratch& s, const int32_t* identity) {
+  const int32_t* sorted = radix_order(exec, keys, n, nb, order, s, identity);
+  bucket_offsets_of_sorted(exec, sorted, n, nb, offsets, s);
   if (split_offsets != nullptr) {
     const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
     for_each(exec, nb, SortBucket{offsets, order, split_offsets, split, nullptr, false});
@@ -255,7 +319,7 @@ void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* s
   stream_synchronize(exec.stream);
   if (flag_host != 0) {
     // Long buckets: a stable radix sort of (key, item), then only the split counts.
-    radix_order(exec, keys, n, nb, order, s);
+    radix_order(exec, keys, n, nb, order, s, nullptr);
     if (split_offsets != nullptr)
       for_each(exec, nb, SortBucket{offsets, order, split_offsets, split, too_long, false});
   }
@@ -267,10 +331,10 @@ void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* s
 
 void bucket_sort_presorted(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                            int64_t n_split, int32_t* offsets, int32_t* order,
-                           int32_t* split_offsets, BucketScratch& s) {
+                           int32_t* split_offsets, BucketScratch& s, bool order_written) {
   check_sizes(n, nb);
-  for_each(exec, n, Iota{order});
-  bucket_offsets_of_sorted(exec, keys, n, nb, offsets, s.tmp);
+  if (!order_written) for_each(exec, n, Iota{order});
+  bucket_offsets_of_sorted(exec, keys, n, nb, offsets, s);
   if (split_offsets != nullptr) {
     const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
     for_each(exec, nb + 1, SplitOfIdentity{offsets, split, split_offsets});
@@ -278,11 +342,12 @@ void bucket_sort_presorted(const Exec& exec, const int32_t* keys, int64_t n, int
 }
 
 void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int64_t n_split,
-                 int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s) {
+                 int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s,
+                 const int32_t* identity) {
   check_sizes(n, nb);
   const bool dev = exec.on_device;
   if (dev && use_radix(n)) {
-    radix_bucket_sort(exec, keys, n, nb, n_split, offsets, order, split_offsets, s);
+    radix_bucket_sort(exec, keys, n, nb, n_split, offsets, order, split_offsets, s, identity);
     return;
   }
   const size_t nb1 = static_cast<size_t>(nb + 1);
@@ -293,10 +358,10 @@ void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, i
 }
 
 void bucket_order(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int32_t* order,
-                  ScratchBuffer& offsets_scratch, BucketScratch& s) {
+                  ScratchBuffer& offsets_scratch, BucketScratch& s, const int32_t* identity) {
   check_sizes(n, nb);
   if (exec.on_device && use_radix(n)) {
-    radix_order(exec, keys, n, nb, order, s);
+    radix_order(exec, keys, n, nb, order, s, identity);
     return;
   }
   int32_t* offsets = offsets_scratch.ensure_as<int32_t>(static_cast<size_t>(nb + 1));

@@ -13,9 +13,10 @@ namespace pvec::impl {
 
 // The work buffers of bucket_sort, kept by its caller so that steady state allocates nothing.
 struct BucketScratch {
-  ScratchBuffer slot, tmp, keys_alt, vals_in, flag;
+  ScratchBuffer slot, tmp, keys_alt, vals_in, flag, gaps;
   void set_kind(MemKind k) {
     slot.set_kind(k);
+    gaps.set_kind(k);
     tmp.set_kind(k);
     keys_alt.set_kind(k);
     vals_in.set_kind(k);
@@ -49,20 +50,25 @@ PVEC_HD inline int32_t claim_slot(int32_t* counts, int32_t k) {
 // split_offsets[b]). n and nb below 2^31. Runs on exec's side; all pointers on that side.
 // Queues the device work without waiting for it, except on the atomic path (below 2^15
 // items) when a bucket holds more than 64 items (then a radix sort replaces the per-bucket
-// sort, after one small copy to the host).
+// sort, after one small copy to the host). identity (may be null): identity[i] = i already
+// written (by the key pass), which the radix path then sorts instead of writing its own; it
+// may be s.vals_in, and must not be order.
 void bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int64_t n_split,
-                 int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s);
+                 int32_t* offsets, int32_t* order, int32_t* split_offsets, BucketScratch& s,
+                 const int32_t* identity = nullptr);
 
 // The order of bucket_sort alone (the same order array), for callers that need no offsets:
 // the device radix path then computes none; the other paths keep them (nb + 1 entries) in
 // offsets_scratch, on exec's side, which only they grow.
 void bucket_order(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, int32_t* order,
-                  ScratchBuffer& offsets_scratch, BucketScratch& s);
+                  ScratchBuffer& offsets_scratch, BucketScratch& s,
+                  const int32_t* identity = nullptr);
 
 // bucket_sort of keys that are non-decreasing already (the caller checked): order is the
 // identity and offsets come from where the keys change; the same arrays as bucket_sort.
+// order_written: order holds the identity already (the key pass wrote it).
 void bucket_sort_presorted(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                            int64_t n_split, int32_t* offsets, int32_t* order,
-                           int32_t* split_offsets, BucketScratch& s);
+                           int32_t* split_offsets, BucketScratch& s, bool order_written = false);
 
 }  // namespace pvec::impl

@@ -32,7 +32,9 @@ struct CellKeys {
   int morton_bits;
   int32_t* keys;
   int32_t* flags;
+  int32_t* iota;  // may be null
   PVEC_HD void operator()(int64_t i) const {
+    if (iota != nullptr) iota[i] = static_cast<int32_t>(i);
     int64_t c[DIM];
     bool finite = true;
     PVEC_UNROLL
@@ -74,13 +76,14 @@ struct CellKeys {
 
 void cell_keys(const Exec& exec, pvec_dtype pos_dtype, const void* pos, int64_t capacity,
                const pvec::cell_list_view& g, int64_t n, int64_t n_sorted, int morton_bits,
-               int32_t* keys, int32_t* flags, int64_t n_split) {
+               int32_t* keys, int32_t* flags, int64_t n_split, int32_t* iota) {
   with_pos_type(pos_dtype, [&](auto t) {
     using T = decltype(t);
     with_dim123(g.dim, [&](auto D) {
-      for_each(exec, n,
-               CellKeys<T, D.value>{g, static_cast<const T*>(pos), capacity, n_sorted,
-                                    n_split < 0 ? n_sorted : n_split, morton_bits, keys, flags});
+      for_each(
+          exec, n,
+          CellKeys<T, D.value>{g, static_cast<const T*>(pos), capacity, n_sorted,
+                               n_split < 0 ? n_sorted : n_split, morton_bits, keys, flags, iota});
     });
   });
 }
@@ -110,19 +113,25 @@ void CellList::build(const NeighborInput& in, const CellListParams& p) {
   int32_t* particles = particles_.ensure_as<int32_t>(std::max<int64_t>(n, 1));
   int32_t* local_offsets = local_offsets_.ensure_as<int32_t>(g.ncells + 1);
   int32_t* flags = flags_.ensure_as<int32_t>(1);
+  // The identity of the rows, written by the key pass: the order of rows already in cell
+  // order, and the values the radix sort starts from.
+  int32_t* identity = scratch_.vals_in.ensure_as<int32_t>(std::max<int64_t>(n, 1));
   zero_2d(flags, sizeof(int32_t), sizeof(int32_t), 1, ex.on_device, ex.stream);
   // Keys in one pass over the positions, which also sees whether the local rows (flag bit 1)
   // and the rows after them (bit 2) are in cell order; rows all in order need no sort.
-  cell_keys(ex, in.pos_dtype, pos, ps.capacity(), g, n, n, 0, keys, flags, n_local);
+  cell_keys(ex, in.pos_dtype, pos, ps.capacity(), g, n, n, 0, keys, flags, n_local, identity);
   int32_t flags_host = 0;
   copy_bytes(&flags_host, flags, sizeof flags_host, ex.on_device, ex.stream);
   if (ex.on_device) stream_synchronize(ex.stream);
   if ((flags_host & 1) == 0) {
-    if ((flags_host & 6) == 0)
-      bucket_sort_presorted(ex, keys, n, g.ncells, n_local, offsets, particles, local_offsets,
+    if ((flags_host & 6) == 0) {
+      bucket_sort_presorted(ex, keys, n, g.ncells, n_local, offsets, identity, local_offsets,
                             scratch_);
-    else
-      bucket_sort(ex, keys, n, g.ncells, n_local, offsets, particles, local_offsets, scratch_);
+      particles = identity;
+    } else {
+      bucket_sort(ex, keys, n, g.ncells, n_local, offsets, particles, local_offsets, scratch_,
+                  identity);
+    }
     if (ex.on_device) stream_synchronize(ex.stream);
   }
   if (flags_host & 1)

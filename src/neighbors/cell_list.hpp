@@ -1,7 +1,8 @@
 // CellList: the particles of a vector by cell (pvec_cell_list_*). Built on the host or the
 // device mirror over the local rows, or the local and ghost rows; deterministic (the same rows
 // give the same arrays). The arrays live on the mirror it was built on and are reused by the
-// next build (they only grow).
+// next build (they only grow). Rows already in cell order are their own order: cell_particles
+// is then the identity the key pass wrote (in the bucket scratch), not a sorted copy.
 #pragma once
 
 #include "neighbors/bucket_sort.hpp"
@@ -53,9 +54,10 @@ class CellList {
 // bits per dimension when morton_bits > 0), for the cell list and the locality sort. Sets
 // flags bit 0 when a coordinate is NaN or infinite, bit 1 when the keys of rows [0, n_sorted)
 // decrease somewhere below row n_split (n_split < 0: n_sorted), bit 2 when they do at or
-// above it. Queued on exec, not waited for.
+// above it. With iota (may be null): also iota[r] = r for every row (the identity the sorts
+// start from, written while the rows are keyed). Queued on exec, not waited for.
 void cell_keys(const Exec& exec, pvec_dtype pos_dtype, const void* pos, int64_t capacity,
                const pvec::cell_list_view& g, int64_t n, int64_t n_sorted, int morton_bits,
-               int32_t* keys, int32_t* flags, int64_t n_split = -1);
+               int32_t* keys, int32_t* flags, int64_t n_split = -1, int32_t* iota = nullptr);
 
 }  // namespace pvec::impl

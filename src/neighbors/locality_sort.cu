@@ -170,7 +170,12 @@ bool locality_sort(const NeighborInput& in, const SortParams& p, SortScratch& s)
   int32_t* keys = s.keys.ensure_as<int32_t>(n);
   int32_t* flags = s.flags.ensure_as<int32_t>(1);
   zero_2d(flags, sizeof(int32_t), sizeof(int32_t), 1, ex.on_device, ex.stream);
-  cell_keys(ex, in.pos_dtype, ps.column(0).mirror(device), cap, g, n, n, morton_bits, keys, flags);
+  // On the device the key pass also writes the identity the radix sort starts from (one more
+  // stream of the pass, in place of a launch of its own).
+  int32_t* identity =
+      ex.on_device ? s.bucket.vals_in.ensure_as<int32_t>(static_cast<size_t>(n)) : nullptr;
+  cell_keys(ex, in.pos_dtype, ps.column(0).mirror(device), cap, g, n, n, morton_bits, keys, flags,
+            -1, identity);
   int32_t flags_host = 0;
   copy_bytes(&flags_host, flags, sizeof flags_host, ex.on_device, ex.stream);
   if (ex.on_device) stream_synchronize(ex.stream);
@@ -180,7 +185,7 @@ bool locality_sort(const NeighborInput& in, const SortParams& p, SortScratch& s)
   if ((flags_host & 2) == 0) return false;  // in cell order already
 
   int32_t* order = s.order.ensure_as<int32_t>(n);
-  bucket_order(ex, keys, n, buckets, order, s.offsets, s.bucket);
+  bucket_order(ex, keys, n, buckets, order, s.offsets, s.bucket, identity);
 
   // Every block is taken before any column changes, so that running out of memory leaves the
   // vector as it was.

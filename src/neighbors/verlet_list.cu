@@ -80,7 +80,7 @@ struct VerletPass {
       PVEC_UNROLL
       for (int d = 0; d < DIM; ++d) {
         const T dx = pos[d * cap + j] - xi[d];
-        r2 += dx * dx;
+        r2 = d == 0 ? sq_first(dx) : add_square(r2, dx);
       }
       if (r2 < cut2) {
         if (FILL) nbr[out] = j;
@@ -157,7 +157,7 @@ struct Moved {
     PVEC_UNROLL
     for (int d = 0; d < DIM; ++d) {
       const T dx = pos[d * cap + i] - x0[d * n + i];
-      r2 += dx * dx;
+      r2 = d == 0 ? sq_first(dx) : add_square(r2, dx);
     }
     if (!(r2 <= lim2)) flag_or(flag, 1);  // NaN counts as moved
   }

@@ -178,7 +178,7 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
           T r2 = 0;
           for (int d = 0; d < DIM; ++d) {
             const T dx = xj[s][d] - xk[d];
-            r2 += dx * dx;
+            r2 = d == 0 ? sq_first(dx) : add_square(r2, dx);
           }
           const bool hit = r2 < p.cut2 && (HALF ? jc[s] > ik : jc[s] != ik);
           const unsigned votes = __ballot_sync(0xffffffffu, hit);

@@ -8,6 +8,7 @@
 #include "backend/host_parallel.hpp"
 #include "dist_util.hpp"
 
+#include <cmath>
 #include <map>
 
 using namespace dist;

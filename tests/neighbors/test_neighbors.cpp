@@ -52,6 +52,7 @@ struct Box {
   double ghost = 0.2;
   int64_t n_per_rank = 300;
   uint64_t seed = 7;
+  double lattice = 0;  // > 0: particles on lattice sites of this spacing, nudged (see make_box)
 };
 
 constexpr int kId = 0, kAcc = 1, kVel = 2;
@@ -81,8 +82,24 @@ pvec_vector_t make_box(const Box& b) {
   const int64_t first = exscan(b.n_per_rank);
   Rng rng(b.seed * 1000003 + static_cast<uint64_t>(rank()));
   Column pos = column(v, PVEC_POS), id = column(v, kId), vel = column(v, kVel);
+  // Lattice sites a few spacings apart lie at the cutoff or a hair from it: each coordinate is
+  // nudged by 0, 1e-12, 1e-9, 1e-7 or 1e-5 spacings either way, so that pair distances fall at
+  // every scale around it, down to the last bits of the squared distance.
+  const double nudges[] = {0, 1e-12, 1e-9, 1e-7, 1e-5};
+  const int64_t sites = b.lattice > 0 ? static_cast<int64_t>(b.length / b.lattice) : 0;
   for (int64_t i = 0; i < b.n_per_rank; ++i) {
-    for (int k = 0; k < b.dim; ++k) set_pos(pos, i, k, rng.uniform(0, b.length));
+    for (int k = 0; k < b.dim; ++k) {
+      if (sites == 0) {
+        set_pos(pos, i, k, rng.uniform(0, b.length));
+        continue;
+      }
+      const auto site = static_cast<int64_t>(rng.uniform(0, static_cast<double>(sites)));
+      const double nudge =
+          nudges[static_cast<int>(rng.uniform(0, 5)) % 5] * (rng.uniform(0, 1) < 0.5 ? -1 : 1);
+      set_pos(pos, i, k,
+              std::min(std::max((static_cast<double>(site) + nudge) * b.lattice, 0.0),
+                       std::nextafter(b.length, 0.0)));
+    }
     reinterpret_cast<int64_t*>(id.base)[i] = first + i;
     for (int c = 0; c < 3; ++c)
       reinterpret_cast<float*>(vel.base)[c * id.cap + i] = static_cast<float>(first + i + 0.25 * c);
@@ -165,6 +182,7 @@ std::string box_name(const Box& b) {
   std::ostringstream s;
   s << b.dim << "D " << (b.periodic ? "periodic" : "open") << " " << pvec_dtype_name(b.pos)
     << " L=" << b.length << " ghost=" << b.ghost << " n/rank=" << b.n_per_rank;
+  if (b.lattice > 0) s << " lattice=" << b.lattice;
   return s.str();
 }
 
@@ -555,13 +573,22 @@ struct ScopedEnv {
 // force one); every choice must give exactly the host's arrays, in random row order and
 // after a locality sort (whose cell list of locals takes the no-sort path), at the first build
 // and at a rebuild of the same lists (steady state: the buffers exist), including cells of
-// more than 32 particles (a warp takes them in chunks).
+// more than 32 particles (a warp takes them in chunks), and particles at and near the cutoff
+// (lattice boxes: host and device round distances alike, so they agree on every pair).
 TEST_CASE("every build method gives the host's arrays", "[neighbors]") {
   std::vector<Box> bs = boxes();
   Box dense;  // ~40 particles per cell of 0.12 (24,000 in the unit box)
   dense.n_per_rank = 24000 / size();
   dense.seed = 99;
   bs.push_back(dense);
+  for (pvec_dtype t : {PVEC_FLOAT64, PVEC_FLOAT32}) {
+    Box lat;  // pairs at the cutoff (0.12 = 2 spacings) and near it
+    lat.lattice = 0.06;
+    lat.pos = t;
+    lat.n_per_rank = 1200 / size();
+    lat.seed = 31;
+    bs.push_back(lat);
+  }
   for (const Box& b : bs)
     for (int sorted : {0, 1}) {
       INFO(box_name(b) << (sorted ? ", sorted" : ", random order"));
