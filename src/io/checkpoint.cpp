@@ -4,6 +4,7 @@
 
 #include "common/dtype.hpp"
 #include "common/error.hpp"
+#include "io/block_pipeline.hpp"
 #include "io/staging.hpp"
 #include "io/xml_escape.hpp"
 
@@ -301,31 +302,29 @@ H5 block_spaces(hid_t fspace, const std::vector<hsize_t>& d, int64_t first, int6
 }
 
 // The rows [0, n) of one column move between memory and rows [first, first + n) of a dataset
-// a staged block at a time (io/staging.hpp), each block one independent H5Dwrite/H5Dread:
-// every rank's rows are one contiguous range of the file, so collective buffering would only
-// add a copy through the aggregators, and independent calls let ranks with different counts
-// make different numbers of them. block(b0, count, buf) stages (before a write) or unstages
-// (after a read) rows [b0, b0 + count); direct: the column's own memory when it already is
-// the file's rows (then one call moves all n).
+// a staged block at a time (io/staging.hpp) through pipe (io/block_pipeline.hpp: the next
+// block is staged while HDF5 writes this one, with two host threads), each block one
+// independent H5Dwrite/H5Dread: every rank's rows are one contiguous range of the file, so
+// collective buffering would only add a copy through the aggregators, and independent calls
+// let ranks with different counts make different numbers of them. HDF5 is called from the
+// calling thread only. block(b0, count, buf) stages (before a write) or unstages (after a
+// read) rows [b0, b0 + count) of row_bytes each (device: it reads the device mirror); direct:
+// the column's own memory when it already is the file's rows (then one call moves all n).
 template <class Block>
 bool move_rows(hid_t dset, bool write, hid_t mtype, hid_t dxpl, const std::vector<hsize_t>& d,
-               int64_t first, int64_t n, int64_t block_rows, unsigned char* direct,
-               std::vector<unsigned char>& stage, Block&& block) {
+               int64_t first, int64_t n, int64_t block_rows, size_t row_bytes, bool device,
+               unsigned char* direct, BlockPipeline& pipe, Block&& block) {
   if (n == 0) return true;
   H5 fspace(H5Dget_space(dset), H5Sclose);
   if (!fspace.ok()) return false;
-  const int64_t step = direct ? n : block_rows;
-  for (int64_t b0 = 0; b0 < n; b0 += step) {
-    const int64_t count = std::min(step, n - b0);
-    unsigned char* buf = direct ? direct : stage.data();
-    if (!direct && write) block(b0, count, buf);
+  auto file_call = [&](int64_t b0, int64_t count, unsigned char* buf) {
     H5 mspace = block_spaces(fspace, d, first + b0, count);
-    const herr_t rc = write ? H5Dwrite(dset, mtype, mspace, fspace, dxpl, buf)
-                            : H5Dread(dset, mtype, mspace, fspace, dxpl, buf);
-    if (rc < 0) return false;
-    if (!direct && !write) block(b0, count, buf);
-  }
-  return true;
+    return (write ? H5Dwrite(dset, mtype, mspace, fspace, dxpl, buf)
+                  : H5Dread(dset, mtype, mspace, fspace, dxpl, buf)) >= 0;
+  };
+  if (direct) return file_call(0, n, direct);
+  return write ? pipe.write(n, block_rows, row_bytes, device, block, file_call)
+               : pipe.read(n, block_rows, row_bytes, file_call, block);
 }
 
 void check_names(const DistVector& v) {
@@ -361,7 +360,9 @@ void checkpoint_write(DistVector& v, const std::string& path, int64_t step, doub
       if (!file.ok()) fail_h5(tmp, "cannot create the checkpoint file");
     });
     H5 dxpl = transfer_dxpl(H5FD_MPIO_INDEPENDENT);
-    std::vector<unsigned char> stage;
+    BlockPipeline pipe;
+    // One staging thread at a time: read_rows copies a device block into scratch and
+    // transposes it into the stage slot within one call, so one scratch serves both slots.
     ScratchBuffer& scratch = v.io_staging();
     // Positions, then each property: the dataset created collectively, then each rank's rows.
     H5 props_group;
@@ -387,9 +388,9 @@ void checkpoint_write(DistVector& v, const std::string& path, int64_t step, doub
       comm.agree("pvec_checkpoint_write: writing a dataset", [&] {
         const int64_t block = stage_rows(s, 0);
         auto* direct = const_cast<unsigned char*>(direct_rows(ps, c, device, 0));
-        if (!direct) stage.resize(static_cast<size_t>(std::min(block, n)) * row_bytes(s, 0));
-        const bool ok = move_rows(dset, true, mem_type(s.dtype), dxpl, d, first, n, block, direct,
-                                  stage, [&](int64_t b0, int64_t count, unsigned char* buf) {
+        const bool ok = move_rows(dset, true, mem_type(s.dtype), dxpl, d, first, n, block,
+                                  row_bytes(s, 0), device && ps.cuda(), direct, pipe,
+                                  [&](int64_t b0, int64_t count, unsigned char* buf) {
                                     read_rows(ps, c, device, 0, b0, count, buf, scratch);
                                   });
         if (!ok) fail_h5(tmp, "cannot write dataset ", name);
@@ -670,7 +671,7 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
   comm.agree("restart: allocating", [&] { v->reserve(std::max(n, own)); });
   ParticleSet& ps = v->mirrors();
   H5 dxpl = transfer_dxpl(H5FD_MPIO_INDEPENDENT);
-  std::vector<unsigned char> stage;
+  BlockPipeline pipe;
   for (int c = 0; c < ps.column_count(); ++c) {
     const PropertySpec& s = ps.column(c).spec;
     const std::string name = c == 0 ? "/positions" : "/properties/" + s.name;
@@ -682,11 +683,11 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
       H5Sget_simple_extent_dims(fspace, d.data(), nullptr);
       const int64_t block = stage_rows(s, 0);
       unsigned char* direct = direct_rows_host(ps, c);
-      if (!direct) stage.resize(static_cast<size_t>(std::min(block, n)) * row_bytes(s, 0));
-      const bool ok = move_rows(dset, false, mem_type(s.dtype), dxpl, d, first, n, block, direct,
-                                stage, [&](int64_t b0, int64_t count, unsigned char* buf) {
-                                  write_rows_host(ps, c, b0, count, buf);
-                                });
+      const bool ok =
+          move_rows(dset, false, mem_type(s.dtype), dxpl, d, first, n, block, row_bytes(s, 0),
+                    false, direct, pipe, [&](int64_t b0, int64_t count, unsigned char* buf) {
+                      write_rows_host(ps, c, b0, count, buf);
+                    });
       if (!ok) fail_h5(path, "cannot read dataset ", name, " (truncated or corrupted file?)");
     });
   }

@@ -15,6 +15,7 @@ namespace {
 // About this many bytes of interleaved rows per block: well inside L2, so the block written by
 // the transpose is still in cache when the file call copies it.
 constexpr size_t kStageBytes = size_t{1} << 20;
+size_t g_stage_bytes = kStageBytes;
 // Components per pass of the transposes. Each pass walks the rows once, particle by particle:
 // the interleaved side is one sequential stream and each component row another, so every
 // stream advances a cache line at a time and the prefetchers keep up. (Component by component
@@ -58,8 +59,10 @@ size_t row_bytes(const PropertySpec& s, int pad_to) {
 }
 
 int64_t stage_rows(const PropertySpec& s, int pad_to) {
-  return std::max<int64_t>(1, static_cast<int64_t>(kStageBytes / row_bytes(s, pad_to)));
+  return std::max<int64_t>(1, static_cast<int64_t>(g_stage_bytes / row_bytes(s, pad_to)));
 }
+
+void force_stage_bytes_for_tests(size_t bytes) { g_stage_bytes = bytes > 0 ? bytes : kStageBytes; }
 
 void prepare_read(DistVector& v, bool device) {
   ParticleSet& ps = v.mirrors();

@@ -20,13 +20,18 @@ namespace pvec::impl::io {
 // Rows per staged block of column spec s, padded to pad_to components (>= 1).
 int64_t stage_rows(const PropertySpec& s, int pad_to);
 
+// Tests: blocks of about `bytes` (many blocks for few particles); 0 restores the default.
+void force_stage_bytes_for_tests(size_t bytes);
+
 // Bytes of one interleaved row of s padded to pad_to components.
 size_t row_bytes(const PropertySpec& s, int pad_to);
 
 // Local particles [first, first + count) of column col, interleaved into out: particle
 // first + i, component c at element i*width + c, width = max(ncomp, pad_to); components
 // beyond ncomp are zero. device: read the device mirror (the caller flushed it); with CUDA
-// through scratch, reused staging memory (DistVector::io_staging: pinned with CUDA).
+// through scratch, reused staging memory (DistVector::io_staging: pinned with CUDA), which
+// holds the block only during the call (so one scratch serves any number of out buffers, as
+// long as one thread at a time stages).
 void read_rows(const ParticleSet& ps, int col, bool device, int pad_to, int64_t first,
                int64_t count, unsigned char* out, ScratchBuffer& scratch);
 

@@ -1,6 +1,7 @@
 #include "io/vtk_writer.hpp"
 
 #include "common/error.hpp"
+#include "io/block_pipeline.hpp"
 #include "io/staging.hpp"
 #include "io/xml_escape.hpp"
 
@@ -93,43 +94,48 @@ std::string array_tag(const Array& a, uint64_t offset) {
   return os.str();
 }
 
-// Writes array a's bytes for the n local particles to f, a staged block at a time
-// (io/staging.hpp). false on a short write.
+// Writes array a's bytes for the n local particles to f, a staged block at a time through
+// pipe (io/block_pipeline.hpp: the next block staged during this one's fwrite, with two host
+// threads). false on a short write.
 bool write_array(std::FILE* f, const Array& a, const ParticleSet& ps, bool device, int rank,
-                 int64_t n, std::vector<unsigned char>& stage, ScratchBuffer& scratch) {
+                 int64_t n, BlockPipeline& pipe, ScratchBuffer& scratch) {
+  auto put = [&](size_t rb) {
+    return [f, rb](int64_t, int64_t count, unsigned char* buf) {
+      return std::fwrite(buf, rb, count, f) == static_cast<size_t>(count);
+    };
+  };
   if (a.source == Array::Source::column) {
     const int pad = static_cast<int>(a.ncomp);
     if (const unsigned char* direct = direct_rows(ps, a.col, device, pad))
       return std::fwrite(direct, 1, a.bytes, f) == a.bytes;
     const PropertySpec& s = ps.column(a.col).spec;
-    const int64_t block = stage_rows(s, pad);
     const size_t rb = row_bytes(s, pad);
-    stage.resize(static_cast<size_t>(std::min(block, n)) * rb);
-    for (int64_t b0 = 0; b0 < n; b0 += block) {
-      const int64_t count = std::min(block, n - b0);
-      read_rows(ps, a.col, device, pad, b0, count, stage.data(), scratch);
-      if (std::fwrite(stage.data(), rb, count, f) != static_cast<size_t>(count)) return false;
-    }
-    return true;
+    // One staging thread at a time: read_rows copies a device block into scratch and
+    // transposes it into the stage slot within one call, so one scratch serves both slots.
+    return pipe.write(
+        n, stage_rows(s, pad), rb, device && ps.cuda(),
+        [&](int64_t b0, int64_t count, unsigned char* buf) {
+          read_rows(ps, a.col, device, pad, b0, count, buf, scratch);
+        },
+        put(rb));
   }
   // The rank (Int32) or the vertex cells (Int64): connectivity 0..n-1, offsets 1..n (VTK XML
   // 1.0 convention).
   const size_t es = a.source == Array::Source::rank ? 4 : 8;
   const int64_t block = static_cast<int64_t>((size_t{1} << 20) / es);
-  stage.resize(static_cast<size_t>(std::min(block, n)) * es);
-  for (int64_t b0 = 0; b0 < n; b0 += block) {
-    const int64_t count = std::min(block, n - b0);
-    if (a.source == Array::Source::rank) {
-      auto* o = reinterpret_cast<int32_t*>(stage.data());
-      for (int64_t i = 0; i < count; ++i) o[i] = rank;
-    } else {
-      auto* o = reinterpret_cast<int64_t*>(stage.data());
-      const int64_t base = b0 + (a.source == Array::Source::offsets ? 1 : 0);
-      for (int64_t i = 0; i < count; ++i) o[i] = base + i;
-    }
-    if (std::fwrite(stage.data(), es, count, f) != static_cast<size_t>(count)) return false;
-  }
-  return true;
+  return pipe.write(
+      n, block, es, false,
+      [&](int64_t b0, int64_t count, unsigned char* buf) {
+        if (a.source == Array::Source::rank) {
+          auto* o = reinterpret_cast<int32_t*>(buf);
+          for (int64_t i = 0; i < count; ++i) o[i] = rank;
+        } else {
+          auto* o = reinterpret_cast<int64_t*>(buf);
+          const int64_t base = b0 + (a.source == Array::Source::offsets ? 1 : 0);
+          for (int64_t i = 0; i < count; ++i) o[i] = base + i;
+        }
+      },
+      put(es));
 }
 
 void write_piece(const std::string& path, int64_t n, const std::vector<Array>& point_data,
@@ -171,14 +177,14 @@ void write_piece(const std::string& path, int64_t n, const std::vector<Array>& p
   if (!f) fail_io("cannot create", tmp);
   const std::string head = h.str();
   bool ok = std::fwrite(head.data(), 1, head.size(), f) == head.size();
-  std::vector<unsigned char> stage;
+  BlockPipeline pipe;
   try {
     for (const Array* a : order) {
       const uint64_t bytes = a->bytes;
       ok = ok && std::fwrite(&bytes, 8, 1, f) == 1;
-      ok = ok && write_array(f, *a, ps, device, rank, n, stage, scratch);
+      ok = ok && write_array(f, *a, ps, device, rank, n, pipe, scratch);
     }
-  } catch (...) {  // staging from the device failed: no half-written file stays behind
+  } catch (...) {  // staging failed (from the device): no half-written file stays behind
     std::fclose(f);
     std::remove(tmp.c_str());
     throw;

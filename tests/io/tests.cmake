@@ -14,4 +14,19 @@ else()
 endif()
 pvec_add_test(io_vtk SOURCES ${_here}/test_io_vtk.cpp RANKS 1 2 3 LABELS io LIBS ${_dist_libs})
 target_compile_definitions(io_vtk PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+
+# White-box: the file block loop (io/block_pipeline.hpp) at 1, 2 and 3 forced host threads with
+# tiny blocks: checkpoint datasets, restarts and VTK pieces byte for byte against one thread;
+# injected failures of a block's file call or staging are errors on every rank.
+pvec_add_dist_whitebox(io_threads ${_here}/test_io_threads.cpp "1;2;3")
+if(PVEC_HAVE_HDF5)
+  target_link_libraries(io_threads PRIVATE pvec_hdf5)
+else()
+  target_compile_definitions(io_threads PRIVATE PVEC_TEST_NO_HDF5=1)
+endif()
+foreach(_n 1 2 3)
+  if(TEST io_threads_np${_n})
+    set_property(TEST io_threads_np${_n} APPEND PROPERTY LABELS io)
+  endif()
+endforeach()
 unset(_here)

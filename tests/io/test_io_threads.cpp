@@ -1,0 +1,237 @@
+// The file block loop at 1, 2 and 3 host threads (io/block_pipeline.hpp): with blocks of a few
+// rows (many per column, an odd count, a short last one), a checkpoint's datasets, the
+// vector a restart reads and the VTK pieces (from the host and the device mirror) are the
+// same bytes at every thread count. A file call that fails, or a staging step that throws,
+// in the middle of a column gives PVEC_ERROR_IO on the failing rank and PVEC_ERROR_MPI on the
+// others, at one thread and at two, leaves no file, and does not hang the thread pair.
+#include "backend/host_parallel.hpp"
+#include "dist_util.hpp"
+#include "io/block_pipeline.hpp"
+#include "io/staging.hpp"
+
+#ifndef PVEC_TEST_NO_HDF5
+#include <hdf5.h>
+#endif
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace dist;
+using pvec::impl::force_host_threads;
+using pvec::impl::io::BlockPipeline;
+using pvec::impl::io::force_stage_bytes_for_tests;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+bool exists(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
+
+// Every rank names rank 0's folder.
+std::string folder() {
+  int64_t pid = rank() == 0 ? static_cast<int64_t>(getpid()) : 0;
+  pid = sum(pid);
+  const std::string dir = "io_threads_" + std::to_string(pid);
+  if (rank() == 0) ::mkdir(dir.c_str(), 0777);
+  barrier();
+  return dir;
+}
+
+// 3D, float64 positions, the full schema; 301 + 37 r particles with random positions, mapped.
+pvec_vector_t make(Props* p) {
+  pvec_schema_t s = make_full_schema(p);
+  pvec_vector_desc d = PVEC_VECTOR_DESC_INIT;
+  d.dim = 3;
+  d.pos_dtype = PVEC_FLOAT64;
+  d.ghost_width = 0.1;
+  d.boundary[0] = PVEC_PERIODIC;
+  d.n_particles = 301 + 37 * rank();
+  d.placement = PVEC_PLACE_LOCAL;
+  d.backend = PVEC_BACKEND_HOST;
+  pvec_vector_t v = nullptr;
+  DIST_OK(pvec_vector_create(&d, s, &v));
+  pvec_schema_destroy(s);
+  const Column pos = column(v, PVEC_POS), id = column(v, p->id);
+  Rng rng(11 + rank());
+  const int64_t n = n_local(v), first = exscan(n);
+  for (int64_t i = 0; i < n; ++i) {
+    id.set_bits(i, 0, static_cast<uint64_t>(first + i));
+    for (int k = 0; k < 3; ++k) set_pos(pos, i, k, rng.uniform(0.0, 0.999));
+  }
+  fill_values(v, *p, 0, n, 5);
+  DIST_OK(pvec_map(v, 0, nullptr));
+  DIST_OK(pvec_host_to_device(v, nullptr, 0));
+  return v;
+}
+
+#ifndef PVEC_TEST_NO_HDF5
+// The raw bytes of every dataset of a checkpoint (as h5diff compares them), read serially.
+std::string datasets(const std::string& path) {
+  std::string out;
+  const hid_t f = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  auto add = [&](const std::string& name) {
+    const hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    const hid_t t = H5Dget_type(d);
+    const hid_t s = H5Dget_space(d);
+    const size_t bytes = H5Tget_size(t) * static_cast<size_t>(H5Sget_simple_extent_npoints(s));
+    std::string b(bytes, '\0');
+    if (bytes) REQUIRE(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &b[0]) >= 0);
+    out += name + ":" + std::to_string(bytes) + ":" + b;
+    H5Sclose(s);
+    H5Tclose(t);
+    H5Dclose(d);
+  };
+  add("/positions");
+  add("/rank_counts");
+  for (const char* p : {"id", "f32", "f64", "i32", "u32", "u64", "v3", "vi3", "t23", "tu23", "t57"})
+    add(std::string("/properties/") + p);
+  H5Fclose(f);
+  return out;
+}
+#endif
+
+bool have_hdf5() {
+  int flag = -1;
+  REQUIRE(pvec_io_has_hdf5(&flag) == PVEC_SUCCESS);
+  return flag == 1;
+}
+
+// The status every rank must see when `failing` fails and the others do not.
+pvec_status want_status(bool failing_here, bool any) {
+  return failing_here ? PVEC_ERROR_IO : any ? PVEC_ERROR_MPI : PVEC_SUCCESS;
+}
+
+}  // namespace
+
+TEST_CASE("file blocks: the same bytes at 1, 2 and 3 host threads", "[io][threads]") {
+  const std::string dir = folder();
+  force_stage_bytes_for_tests(200);  // 8 rows of positions per block, 5 of v3, ...
+  Props p;
+  pvec_vector_t v = make(&p);
+  Failures f;
+  std::string ckpt[4], vtp[4], vtp_dev[4];
+  std::vector<std::vector<unsigned char>> restarted[4];
+  int64_t restarted_n[4] = {0, 0, 0, 0};
+  const bool hdf5 = have_hdf5();
+  char piece[64];
+  for (int t : {1, 2, 3}) {
+    force_host_threads(t);
+    const std::string tag = std::to_string(t);
+    const std::string h5 = dir + "/ckpt" + tag + ".h5";
+    if (hdf5) {
+      DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 3, 0.25, 0, nullptr, nullptr, nullptr, 0));
+#ifndef PVEC_TEST_NO_HDF5
+      if (rank() == 0) ckpt[t] = datasets(h5);
+#endif
+      // Every thread count restarts the file written at one thread.
+      pvec_vector_desc d = PVEC_VECTOR_DESC_INIT;
+      pvec_schema_t s = nullptr;
+      int64_t step = 0;
+      double time = 0;
+      const std::string one = dir + "/ckpt1.h5";
+      DIST_OK(pvec_checkpoint_describe(one.c_str(), &d, &s, &step, &time));
+      d.backend = PVEC_BACKEND_HOST;
+      pvec_vector_t r = nullptr;
+      DIST_OK(pvec_restart(one.c_str(), &d, s, 0, &r));
+      pvec_schema_destroy(s);
+      const pvec_test::Snapshot snap = pvec_test::snapshot(r);
+      restarted[t] = snap.cols;
+      restarted_n[t] = snap.n_local;
+      DIST_OK(pvec_vector_destroy(r));
+    }
+    const std::string run = dir + "/run" + tag, dev = dir + "/dev" + tag;
+    DIST_OK(pvec_write_vtk(v, run.c_str(), 0, 0.0, PVEC_VTK_RANK_ARRAY));
+    DIST_OK(pvec_write_vtk(v, dev.c_str(), 0, 0.0, PVEC_ON_DEVICE));
+    std::snprintf(piece, sizeof piece, "/run%d_000000/run%d_%04d.vtp", t, t, rank());
+    vtp[t] = slurp(dir + piece);
+    std::snprintf(piece, sizeof piece, "/dev%d_000000/dev%d_%04d.vtp", t, t, rank());
+    vtp_dev[t] = slurp(dir + piece);
+  }
+  force_host_threads(0);
+  force_stage_bytes_for_tests(0);
+  if (vtp[1].size() < 1000) f.addf("the one-thread piece has ", vtp[1].size(), " bytes");
+  for (int t : {2, 3}) {
+    if (hdf5 && rank() == 0 && ckpt[t] != ckpt[1])
+      f.addf("checkpoint datasets at ", t, " threads differ from one thread's");
+    if (hdf5 && (restarted[t] != restarted[1] || restarted_n[t] != restarted_n[1]))
+      f.addf("the vector restarted at ", t, " threads differs from one thread's");
+    if (vtp[t] != vtp[1]) f.addf("the VTK piece at ", t, " threads differs from one thread's");
+    if (vtp_dev[t] != vtp_dev[1])
+      f.addf("the device-mirror VTK piece at ", t, " threads differs from one thread's");
+  }
+  f.require("thread counts");
+  DIST_OK(pvec_vector_destroy(v));
+}
+
+TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and 2 threads",
+          "[io][threads][errors]") {
+  const std::string dir = folder();
+  force_stage_bytes_for_tests(200);
+  Props p;
+  pvec_vector_t v = make(&p);
+  Failures f;
+  const bool hdf5 = have_hdf5();
+  const int failing = size() - 1;  // the last rank fails, the others must still hear of it
+  for (int t : {1, 2}) {
+    force_host_threads(t);
+    for (bool in_memory : {false, true}) {
+      const std::string what = std::string(in_memory ? "staging" : "file call") + " fails at " +
+                               std::to_string(t) + " threads: ";
+      const pvec_status want = want_status(rank() == failing, true);
+      const std::string tag = std::to_string(t) + (in_memory ? "m" : "f");
+      if (hdf5) {
+        const std::string h5 = dir + "/bad" + tag + ".h5";
+        if (rank() == failing) BlockPipeline::inject_fault_for_tests(3, in_memory);
+        const pvec_status s =
+            pvec_checkpoint_write(v, h5.c_str(), 0, 0, 0, nullptr, nullptr, nullptr, 0);
+        BlockPipeline::inject_fault_for_tests(-1);
+        if (s != want)
+          f.addf(what, "checkpoint write: ", pvec_status_string(s), ", want ",
+                 pvec_status_string(want));
+        barrier();
+        if (exists(h5)) f.addf(what, "a checkpoint was left at ", h5);
+
+        // A good file, then a restart whose reads fail on the last rank (file calls only: a
+        // restart's memory step is an unstaging).
+        DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 0, 0, 0, nullptr, nullptr, nullptr, 0));
+        pvec_vector_desc d = PVEC_VECTOR_DESC_INIT;
+        pvec_schema_t sc = nullptr;
+        int64_t step = 0;
+        double time = 0;
+        DIST_OK(pvec_checkpoint_describe(h5.c_str(), &d, &sc, &step, &time));
+        d.backend = PVEC_BACKEND_HOST;
+        pvec_vector_t r = nullptr;
+        if (rank() == failing) BlockPipeline::inject_fault_for_tests(3, in_memory);
+        const pvec_status rs = pvec_restart(h5.c_str(), &d, sc, 0, &r);
+        BlockPipeline::inject_fault_for_tests(-1);
+        pvec_schema_destroy(sc);
+        if (rs != want)
+          f.addf(what, "restart: ", pvec_status_string(rs), ", want ", pvec_status_string(want));
+        if (r) pvec_vector_destroy(r);
+      }
+      const std::string run = dir + "/bad" + tag;
+      if (rank() == failing) BlockPipeline::inject_fault_for_tests(3, in_memory);
+      const pvec_status s = pvec_write_vtk(v, run.c_str(), 0, 0.0, 0);
+      BlockPipeline::inject_fault_for_tests(-1);
+      if (s != want)
+        f.addf(what, "write_vtk: ", pvec_status_string(s), ", want ", pvec_status_string(want));
+      char piece[96];
+      std::snprintf(piece, sizeof piece, "/bad%s_000000/bad%s_%04d.vtp", tag.c_str(), tag.c_str(),
+                    rank());
+      if (rank() == failing && (exists(dir + piece) || exists(dir + piece + ".tmp")))
+        f.addf(what, "a piece was left behind");
+    }
+  }
+  force_host_threads(0);
+  force_stage_bytes_for_tests(0);
+  f.require("failures");
+  DIST_OK(pvec_vector_destroy(v));
+}
