@@ -286,13 +286,21 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
              note("box %s, %.1f neighbours/particle, %lld ghosts", box,
                   static_cast<double>(vi.n_pairs) / n, static_cast<long long>(n_ghost)),
              Json("neighbors").str("box", box).num("pairs", static_cast<double>(vi.n_pairs)));
-      if (g_device && span == 1) {  // the per-particle pass, same arrays
+      if (g_device && span == 1) {  // the per-particle pass, and two passes, same arrays
         const double tp = with_env("PVEC_VERLET_PASS", "particle", [&] {
           return timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(l)); });
         });
         report("verlet_full_particle", order, n, tp * 1e3,
                note("box %s, PVEC_VERLET_PASS=particle: %.2fx the default's time", box, tp / t),
                Json("neighbors").str("box", box).num("vs_default", tp / t));
+        const double t2 = with_env("PVEC_VERLET_PASS", "two", [&] {
+          return timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(l)); });
+        });
+        report("verlet_full_two", order, n, t2 * 1e3,
+               note("box %s, PVEC_VERLET_PASS=two (count + fill, as a first build): %.2fx the "
+                    "default's time",
+                    box, t2 / t),
+               Json("neighbors").str("box", box).num("vs_default", t2 / t));
       }
       if (span == 1)
         full = l;
@@ -314,6 +322,14 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
       report("verlet_half_particle", order, n, tp * 1e3,
              note("box %s, PVEC_VERLET_PASS=particle: %.2fx the default's time", box, tp / t_half),
              Json("neighbors").str("box", box).num("vs_default", tp / t_half));
+      const double t2 = with_env("PVEC_VERLET_PASS", "two", [&] {
+        return timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(half)); });
+      });
+      report("verlet_half_two", order, n, t2 * 1e3,
+             note("box %s, PVEC_VERLET_PASS=two (count + fill, as a first build): %.2fx the "
+                  "default's time",
+                  box, t2 / t_half),
+             Json("neighbors").str("box", box).num("vs_default", t2 / t_half));
     }
     BENCH_PVEC(pvec_verlet_destroy(half));
 

@@ -972,8 +972,13 @@ PVEC_API pvec_status pvec_verlet_create(pvec_vector_t vec, double cutoff, double
                                         int cells_per_cutoff, unsigned flags, pvec_verlet_t* out);
 
 /** Rebuild the list from the rows as they are now (after map and a new ghost_get, typically).
- *  Local. On error the list is stale until a build succeeds. Errors: as pvec_verlet_create,
- *  and INVALID_HANDLE (list, or its vector destroyed). Since 0.1. */
+ *  On the device a rebuild is one pass where the room of the last build suffices: it keeps a
+ *  device work array of padded rows (each particle's room the last build's largest count and
+ *  an eighth more; used only while that is at most 4 times the list's entries and half of
+ *  the free device memory), and falls back to count + fill when a count outgrew the room.
+ *  The arrays are the same either way; reuse one list rather than creating a new one per
+ *  rebuild. Local. On error the list is stale until a build succeeds. Errors: as
+ *  pvec_verlet_create, and INVALID_HANDLE (list, or its vector destroyed). Since 0.1. */
 PVEC_API pvec_status pvec_verlet_build(pvec_verlet_t list);
 
 /** Fill *out. Local. Pointers valid until the list is rebuilt or destroyed.

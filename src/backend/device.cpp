@@ -50,6 +50,15 @@ void* device_alloc(size_t bytes) {
 }
 void device_free(void* p) noexcept { cudaFree(p); }
 
+size_t device_free_bytes() {
+  size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return free;
+}
+
 void* device_alloc_pinned(size_t bytes) {
   void* p = nullptr;
   if (cudaHostAlloc(&p, bytes, cudaHostAllocPortable) != cudaSuccess) {
@@ -142,6 +151,7 @@ void device_select(int) {}
 int device_current() { return 0; }
 void* device_alloc(size_t) { return nullptr; }
 void device_free(void*) noexcept {}
+size_t device_free_bytes() { return 0; }
 void* device_alloc_pinned(size_t) { return nullptr; }
 void device_free_pinned(void*) noexcept {}
 bool device_register_host(void*, size_t) { return false; }

@@ -17,6 +17,8 @@ int device_current();
 
 void* device_alloc(size_t bytes);  // nullptr on failure
 void device_free(void* p) noexcept;
+// Free memory of the current device in bytes (cudaMemGetInfo); 0 without CUDA or on error.
+size_t device_free_bytes();
 void* device_alloc_pinned(size_t bytes);  // nullptr on failure
 void device_free_pinned(void* p) noexcept;
 // Page-locks host memory the caller allocated (cudaHostRegister, portable); false on failure

@@ -37,7 +37,9 @@ struct GhostRule {
   }
 };
 
-template <class T, int DIM, bool HALF, bool FILL>
+// FILL: 0 count, 1 fill the CSR arrays; 2 (the warp pass only, verlet_warp.cuh) fill padded
+// rows and count.
+template <class T, int DIM, bool HALF, int FILL>
 struct VerletPass {
   pvec::cell_list_view g;
   const T* pos;
@@ -50,6 +52,8 @@ struct VerletPass {
   const int32_t* order;   // the local rows in cell order, or null when they are in it already
   const T* xs = nullptr;  // warp pass: positions by entry of cell_particles (DIM columns)
   int64_t xs_stride = 0;
+  int32_t* pad = nullptr;  // FILL 2: rows of stride entries
+  int64_t stride = 0;
 
   PVEC_HD void operator()(int64_t t) const {
     // Neighbouring threads take neighbouring particles, so that a warp reads the same cells.
@@ -175,7 +179,7 @@ namespace {
 // One pass on exec's side, one iteration per particle, or on the device one warp per cell
 // (the same arrays either way). The warp form needs the stencil to fit a warp's lanes
 // (warp_cut) and the entries' positions (p.xs); measured on the H200 (docs/performance.md).
-template <class T, int DIM, bool HALF, bool FILL>
+template <class T, int DIM, bool HALF, int FILL>
 void verlet_pass(const Exec& ex, int64_t n, const VerletPass<T, DIM, HALF, FILL>& p, int cut) {
 #if defined(__CUDACC__)
   if (ex.on_device && p.xs != nullptr) {
@@ -192,6 +196,25 @@ void verlet_pass(const Exec& ex, int64_t n, const VerletPass<T, DIM, HALF, FILL>
 bool warp_pass_allowed() {
   const char* e = std::getenv("PVEC_VERLET_PASS");
   return e == nullptr || std::strcmp(e, "particle") != 0;
+}
+
+// Whether a rebuild may fill padded rows in one pass: PVEC_VERLET_PASS=two says no.
+bool one_pass_allowed() {
+  const char* e = std::getenv("PVEC_VERLET_PASS");
+  return e == nullptr || std::strcmp(e, "two") != 0;
+}
+
+// The room per particle of the next one-pass build, from the largest count of this one (an
+// eighth more, and 8, so that a few more neighbours still fit), or 0 (no one-pass build) when
+// that room would hold more than four times the list's entries (very uneven counts; a half
+// list's largest count is about three times its mean) or more than half of the device memory
+// free now (the rows are a cache of speed, not worth crowding the user's own allocations).
+int64_t next_stride(int64_t most, int64_t total, int64_t n, size_t held) {
+  if (n <= 0 || most <= 0) return 0;
+  const int64_t room = (most + most / 8 + 8 + 7) / 8 * 8;
+  if (room > INT32_MAX / 2 || room * n > 4 * total + 16 * n) return 0;
+  const size_t bytes = static_cast<size_t>(room * n) * sizeof(int32_t);
+  return bytes <= held || bytes - held <= device_free_bytes() / 2 ? room : 0;
 }
 
 }  // namespace
@@ -232,8 +255,9 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
   const MemKind kind = dev_mem ? MemKind::device : MemKind::host;
   if (!kind_set_ || dev_mem != on_device_) {
     for (ScratchBuffer* b :
-         {&offsets_, &neighbors_, &x0_, &self_shift_, &flag_, &scan_tmp_, &order_, &xs_})
+         {&offsets_, &neighbors_, &x0_, &self_shift_, &flag_, &scan_tmp_, &order_, &xs_, &pad_})
       b->set_kind(kind);
+    stride_ = 0;
     kind_set_ = true;
     on_device_ = dev_mem;
   }
@@ -280,23 +304,54 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
         for_each(ex, g.ncells, LocalOrder{g, order});
       }
       const int64_t xs_stride = std::max<int64_t>(g.n_entries, 1);
+      // offsets[n + 1]: the largest count, which the scan brings back beside the total.
+      zero_2d(offsets + n + 1, sizeof(int64_t), sizeof(int64_t), 1, ex.on_device, ex.stream);
+      // A rebuild of the warp pass fills padded rows of the last build's room in one pass,
+      // then compacts them, unless a count outgrew the room (then the counts it made are
+      // scanned and the CSR fill pass runs, as at a first build).
+      int32_t* pad = nullptr;
+      if (warp != kCutNone && stride_ > 0 && n > 0 && one_pass_allowed()) {
+        try {
+          pad = pad_.ensure_as<int32_t>(static_cast<size_t>(n) * stride_);
+        } catch (const Error&) {  // no room for the rows: two passes (and none retried)
+          pad_.release();
+          stride_ = 0;
+        }
+      }
+      int64_t most = 0;
       auto run = [&](auto half) {
         constexpr bool H = decltype(half)::value;
-        verlet_pass(ex, n,
-                    VerletPass<T, DIM, H, false>{g, x, cap, cut * cut, n, rule, offsets, nullptr,
-                                                 order, xs, xs_stride},
-                    warp);
-        total = exclusive_scan(ex, offsets, n, scan_tmp_);
+        if (pad != nullptr) {
+          VerletPass<T, DIM, H, 2> one{g,       x,       cap,   cut * cut, n,        rule,
+                                       offsets, nullptr, order, xs,        xs_stride};
+          one.pad = pad;
+          one.stride = stride_;
+          verlet_pass(ex, n, one, warp);
+        } else {
+          verlet_pass(ex, n,
+                      VerletPass<T, DIM, H, 0>{g, x, cap, cut * cut, n, rule, offsets, nullptr,
+                                               order, xs, xs_stride},
+                      warp);
+        }
+        total = exclusive_scan(ex, offsets, n, scan_tmp_, &most);
         int32_t* nbr = neighbors_.ensure_as<int32_t>(std::max<int64_t>(total, 1));
+#if defined(__CUDACC__)
+        if (pad != nullptr && most <= stride_) {
+          compact_rows(pad, stride_, offsets, nbr, n, ex.stream);
+          return;
+        }
+#endif
         verlet_pass(ex, n,
-                    VerletPass<T, DIM, H, true>{g, x, cap, cut * cut, n, rule, offsets, nbr, order,
-                                                xs, xs_stride},
+                    VerletPass<T, DIM, H, 1>{g, x, cap, cut * cut, n, rule, offsets, nbr, order, xs,
+                                             xs_stride},
                     warp);
       };
       if (p.half)
         run(std::true_type{});
       else
         run(std::false_type{});
+      stride_ = warp != kCutNone ? next_stride(most, total, n, pad_.bytes()) : 0;
+      if (stride_ == 0) pad_.release();
       // The reference positions of moved_too_far.
       T* x0 = x0_.ensure_as<T>(std::max<int64_t>(n, 1) * DIM);
       if (n > 0)

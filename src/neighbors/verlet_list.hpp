@@ -1,6 +1,9 @@
 // VerletList: for each local particle, the rows (local or ghost) closer than cutoff + skin, in
 // CSR form (pvec_verlet_*). Built from a cell list of the local and ghost rows, in two passes
 // (count, scan, fill), so that no maximum neighbour count is asked for; the arrays only grow.
+// On the device a rebuild fills padded rows of the room the last build needed (its largest
+// count and an eighth more) in one pass and compacts them into the CSR arrays; a count that
+// outgrew the room falls back to the fill pass, so the arrays are the same either way.
 //
 // A half list holds each pair once: two local particles i < j in the list of the one whose
 // cell comes first in the half stencil (same cell: in i's list); a local particle and a ghost
@@ -55,7 +58,8 @@ class VerletList {
   int64_t n_pairs_ = 0;
   bool kind_set_ = false;
   bool on_device_ = false;
-  ScratchBuffer offsets_, neighbors_, x0_, self_shift_, flag_, scan_tmp_, order_, xs_;
+  int64_t stride_ = 0;  // room per particle of a one-pass rebuild (0: two passes)
+  ScratchBuffer offsets_, neighbors_, x0_, self_shift_, flag_, scan_tmp_, order_, xs_, pad_;
 };
 
 }  // namespace pvec::impl

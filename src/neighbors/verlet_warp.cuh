@@ -1,14 +1,20 @@
 // The device form of a Verlet pass (verlet_list.cu): one warp per cell. The cell's stencil is
 // cut into segments of consecutive entries of cell_particles, one per lane: a row of cells
 // along the last dimension (full lists), or one cell (half lists, whose lower cells give only
-// their ghosts). The segments, flattened into one range, are taken 32 x kWarpQ candidates at a
-// time, each lane loading kWarpQ candidates (positions from the copy in entry order, so the
+// their ghosts). The segments, flattened into one range, are taken 32 x Q candidates at a
+// time, each lane loading Q candidates (positions from the copy in entry order, so the
 // loads are coalesced whatever the row order); the cell's local particles wait in shared
 // memory, and each is tested against every candidate held: a ballot gives the particle its
 // count, and in the fill pass each lane writes its candidate at the particle's next free
 // place. The arrays are exactly those of the per-particle pass (same pairs, same order), which
 // the host runs: the segments follow its order of cells, and each particle's entries are
 // written in increasing flat position.
+//
+// FILL: 0 counts (each particle's count, and the largest in offsets[n_local + 1]); 1 fills the
+// CSR arrays at the scanned offsets; 2 fills padded rows of p.stride entries (particle i's at
+// p.pad + i * stride, the entries beyond stride dropped) and counts as 0 does: one pass where
+// the room of the last build suffices, the CSR arrays then compacted from the rows
+// (compact_rows_kernel).
 // Include only from verlet_list.cu, after VerletPass, GhostRule and the cell view.
 #pragma once
 
@@ -32,7 +38,12 @@ inline int warp_cut(int span, bool half) {
 
 #if defined(__CUDACC__)
 
-constexpr int kWarpQ = 4;        // candidates per lane per round
+// Candidates per lane per round: a round of 32 x Q candidates costs every particle of the cell
+// Q tests per lane, present candidates or not, so Q fits the usual count of a stencil: a full
+// 3D list at about 12 particles per cell has ~330 candidates (3 rounds of 128), a half list
+// ~170 (2 rounds of 96 rather than of 128: 23% fewer tests).
+template <bool HALF>
+constexpr int kWarpQ = HALF ? 3 : 4;
 constexpr int kWarpBlock = 256;  // threads per block: 8 warps, 8 cells
 
 // A coordinate no particle is near: its squared distance to any particle is far beyond any
@@ -50,9 +61,10 @@ struct WarpStage {
   int32_t row[32];        // and their rows
 };
 
-template <class T, int DIM, bool HALF, bool FILL>
+template <class T, int DIM, bool HALF, int FILL>
 __global__ void __launch_bounds__(kWarpBlock, 4)
     verlet_warp_kernel(VerletPass<T, DIM, HALF, FILL> p, int cut) {
+  constexpr bool PAD = FILL == 2, COUNT = FILL != 1;
   __shared__ WarpStage<T> stage[kWarpBlock / 32];
   const pvec::cell_list_view& g = p.g;
   const int64_t c = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5;
@@ -134,18 +146,19 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
       const int32_t i = g.cell_particles[e];
       sh.row[lane] = i;
       for (int d = 0; d < DIM; ++d) sh.x[d][lane] = p.xs[d * p.xs_stride + e];
-      if (FILL) my_out = p.offsets[i];
+      if (FILL == 1) my_out = p.offsets[i];
     }
     __syncwarp();
     int seg = 0;
-    for (int32_t q0 = 0; q0 < total; q0 += 32 * kWarpQ) {
+    constexpr int Q = kWarpQ<HALF>;
+    for (int32_t q0 = 0; q0 < total; q0 += 32 * Q) {
       // Candidate s of this lane: its row, the bound of the row test, its position (far
       // away when there is no candidate or a half list drops the ghost, so that the
       // distance test alone rejects it).
-      int32_t jj[kWarpQ], jc[kWarpQ];
-      T xj[kWarpQ][DIM];
+      int32_t jj[Q], jc[Q];
+      T xj[Q][DIM];
 #pragma unroll
-      for (int s = 0; s < kWarpQ; ++s) {
+      for (int s = 0; s < Q; ++s) {
         const int32_t q = q0 + 32 * s + lane;
         jj[s] = -1;
         jc[s] = HALF ? INT32_MAX : -1;
@@ -171,10 +184,16 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
         T xk[DIM];
         for (int d = 0; d < DIM; ++d) xk[d] = sh.x[d][k];
         int32_t* out = nullptr;
-        if (FILL) out = p.nbr + __shfl_sync(0xffffffffu, my_out, k);
+        int64_t room = INT64_MAX;  // padded rows: entries particle k may still write
+        if (FILL == 1) out = p.nbr + __shfl_sync(0xffffffffu, my_out, k);
+        if (PAD) {
+          const int64_t have = __shfl_sync(0xffffffffu, my_out, k);
+          out = p.pad + static_cast<int64_t>(ik) * p.stride + have;
+          room = p.stride - have;
+        }
         int32_t tot = 0;
 #pragma unroll
-        for (int s = 0; s < kWarpQ; ++s) {
+        for (int s = 0; s < Q; ++s) {
           T r2 = 0;
           for (int d = 0; d < DIM; ++d) {
             const T dx = xj[s][d] - xk[d];
@@ -182,7 +201,8 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
           }
           const bool hit = r2 < p.cut2 && (HALF ? jc[s] > ik : jc[s] != ik);
           const unsigned votes = __ballot_sync(0xffffffffu, hit);
-          if (FILL && hit) out[tot + __popc(votes & below)] = jj[s];
+          const int32_t at = tot + __popc(votes & below);
+          if (FILL && hit && (!PAD || at < room)) out[at] = jj[s];
           tot += __popc(votes);
         }
         if (lane == k) {
@@ -191,13 +211,20 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
         }
       }
     }
-    if (!FILL && lane < mk) p.offsets[sh.row[lane]] = my_cnt;
+    if (COUNT) {
+      if (lane < mk) p.offsets[sh.row[lane]] = my_cnt;
+      unsigned most = lane < mk ? static_cast<unsigned>(my_cnt) : 0u;
+      for (int s = 16; s > 0; s >>= 1) most = max(most, __shfl_xor_sync(0xffffffffu, most, s));
+      if (lane == 0)
+        atomicMax(reinterpret_cast<unsigned long long*>(p.offsets + p.n_local + 1),
+                  static_cast<unsigned long long>(most));
+    }
     __syncwarp();  // before the next chunk overwrites the stage
   }
 }
 
 // Runs the pass with one warp per cell (the caller checked warp_cut and gave p.xs).
-template <class T, int DIM, bool HALF, bool FILL>
+template <class T, int DIM, bool HALF, int FILL>
 void verlet_warp_pass(const VerletPass<T, DIM, HALF, FILL>& p, int cut, void* stream) {
   if (p.g.ncells <= 0) return;
   const int64_t threads = p.g.ncells * 32;
@@ -205,6 +232,46 @@ void verlet_warp_pass(const VerletPass<T, DIM, HALF, FILL>& p, int cut, void* st
   verlet_warp_kernel<T, DIM, HALF, FILL>
       <<<blocks, kWarpBlock, 0, static_cast<cudaStream_t>(stream)>>>(p, cut);
   check_launch("Verlet pass (warp per cell)");
+}
+
+// The CSR arrays from padded rows: row i's offsets[i + 1] - offsets[i] entries from pad + i *
+// stride to nbr + offsets[i]. kCompactLanes lanes per row, each with kCompactUnroll loads in
+// flight, so that the copy streams (every row's entries are contiguous at both ends).
+constexpr int kCompactLanes = 16, kCompactUnroll = 4;
+
+__global__ void compact_rows_kernel(const int32_t* pad, int64_t stride, const int64_t* offsets,
+                                    int32_t* nbr, int64_t n) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t i = t / kCompactLanes;
+  if (i >= n) return;
+  const int g = static_cast<int>(t % kCompactLanes);
+  const int64_t b = offsets[i], len = offsets[i + 1] - b;
+  const int32_t* src = pad + i * stride;
+  int32_t* dst = nbr + b;
+  for (int64_t k0 = 0; k0 < len; k0 += kCompactLanes * kCompactUnroll) {
+    int32_t v[kCompactUnroll];
+#pragma unroll
+    for (int u = 0; u < kCompactUnroll; ++u) {
+      const int64_t k = k0 + u * kCompactLanes + g;
+      v[u] = k < len ? __ldg(src + k) : 0;
+    }
+#pragma unroll
+    for (int u = 0; u < kCompactUnroll; ++u) {
+      const int64_t k = k0 + u * kCompactLanes + g;
+      if (k < len) dst[k] = v[u];
+    }
+  }
+}
+
+inline void compact_rows(const int32_t* pad, int64_t stride, const int64_t* offsets, int32_t* nbr,
+                         int64_t n, void* stream) {
+  if (n <= 0) return;
+  constexpr int kThreads = 256;
+  const int64_t threads = n * kCompactLanes;
+  const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
+  compact_rows_kernel<<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(pad, stride,
+                                                                                  offsets, nbr, n);
+  check_launch("Verlet list compaction");
 }
 
 #endif

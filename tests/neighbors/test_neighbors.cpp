@@ -570,7 +570,8 @@ struct ScopedEnv {
 
 // The device builds choose between a radix sort and an atomic counting sort of the rows, and
 // between a warp-per-cell and a per-particle Verlet pass (PVEC_BUCKET_SORT, PVEC_VERLET_PASS
-// force one); every choice must give exactly the host's arrays, in random row order and
+// force one; PVEC_VERLET_PASS=two keeps rebuilds off the one-pass fill of padded rows); every
+// choice must give exactly the host's arrays, in random row order and
 // after a locality sort (whose cell list of locals takes the no-sort path), at the first build
 // and at a rebuild of the same lists (steady state: the buffers exist), including cells of
 // more than 32 particles (a warp takes them in chunks), and particles at and near the cutoff
@@ -605,7 +606,7 @@ TEST_CASE("every build method gives the host's arrays", "[neighbors]") {
         if (sorted && span == 1 && ref.sorted[0] == 0)
           f.add("a sorted vector's cell list says unsorted");
         for (const char* bucket : {"radix", "atomic"})
-          for (const char* pass : {static_cast<const char*>(nullptr), "particle"}) {
+          for (const char* pass : {static_cast<const char*>(nullptr), "particle", "two"}) {
             INFO("span " << span << ", PVEC_BUCKET_SORT=" << bucket
                          << ", PVEC_VERLET_PASS=" << (pass ? pass : "(default)"));
             ScopedEnv e1("PVEC_BUCKET_SORT", bucket), e2("PVEC_VERLET_PASS", pass);
@@ -613,6 +614,61 @@ TEST_CASE("every build method gives the host's arrays", "[neighbors]") {
           }
       }
       f.require("build methods");
+      DIST_OK(pvec_vector_destroy(v));
+    }
+}
+
+// A device rebuild fills padded rows of the room the last build needed; when the particles
+// crowd (each rank's locals pulled halfway to its subdomain's centre: 2^dim times the density)
+// the counts outgrow that room, and the rebuild must still give exactly the host's arrays (the
+// counts it made are scanned and the CSR fill runs); the rebuild after it, with the new room,
+// again.
+TEST_CASE("device rebuilds whose lists outgrow the last build's room", "[neighbors]") {
+  for (pvec_dtype t : {PVEC_FLOAT64, PVEC_FLOAT32})
+    for (int dim : {2, 3}) {
+      Box b;
+      b.dim = dim;
+      b.pos = t;
+      b.n_per_rank = (dim == 3 ? 2400 : 800) / size() + 1;
+      b.seed = 57 + static_cast<uint64_t>(dim);
+      INFO(box_name(b));
+      Failures f;
+      pvec_vector_t v = make_box(b);
+      run_path(v, Path::device);
+      const double cutoff = 0.1, skin = 0.02;
+      pvec_verlet_t full = nullptr, half = nullptr;
+      const unsigned dev = flag_of(Path::device);
+      DIST_OK(pvec_verlet_create(v, cutoff, skin, 1, dev, &full));
+      DIST_OK(pvec_verlet_create(v, cutoff, skin, 1, dev | PVEC_VERLET_HALF, &half));
+      double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+      DIST_OK(pvec_subdomain(v, lo, hi));
+      Column pos = column(v, PVEC_POS);
+      for (int64_t i = 0; i < n_local(v); ++i)
+        for (int d = 0; d < dim; ++d) {
+          const double c = 0.5 * (lo[d] + hi[d]);
+          set_pos(pos, i, d, c + 0.5 * (get_pos(pos, i, d) - c));
+        }
+      DIST_OK(pvec_ghost_get(v, nullptr, 0, 0));
+      DIST_OK(pvec_host_to_device(v, nullptr, 0));
+      run_path(v, Path::device);
+      for (int round = 0; round < 2; ++round) {
+        INFO((round == 0 ? "rebuild past the room" : "rebuild within the new room"));
+        DIST_OK(pvec_verlet_build(full));
+        DIST_OK(pvec_verlet_build(half));
+        const HostList df = fetch_list(full), dh = fetch_list(half);
+        pvec_verlet_t hf = nullptr, hh = nullptr;
+        DIST_OK(pvec_verlet_create(v, cutoff, skin, 1, 0, &hf));
+        DIST_OK(pvec_verlet_create(v, cutoff, skin, 1, PVEC_VERLET_HALF, &hh));
+        const HostList rf = fetch_list(hf), rh = fetch_list(hh);
+        if (df.offsets != rf.offsets || df.nbr != rf.nbr) f.add("full lists differ");
+        if (dh.offsets != rh.offsets || dh.nbr != rh.nbr) f.add("half lists differ");
+        check_full_list(v, df, cutoff + skin, f);
+        DIST_OK(pvec_verlet_destroy(hf));
+        DIST_OK(pvec_verlet_destroy(hh));
+      }
+      f.require("rebuilds past the room");
+      DIST_OK(pvec_verlet_destroy(full));
+      DIST_OK(pvec_verlet_destroy(half));
       DIST_OK(pvec_vector_destroy(v));
     }
 }
