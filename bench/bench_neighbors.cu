@@ -101,6 +101,15 @@ void launch_group(int64_t n, const double* pos, int64_t cap, pvec::verlet_view l
       <<<static_cast<unsigned>((threads + 255) / 256), 256>>>(n, pos, cap, list, rc2, force);
   BENCH_CUDA_OK(cudaGetLastError());
 }
+
+template <int G>
+void launch_group_u2(int64_t n, const double* pos, int64_t cap, pvec::verlet_view list, double rc2,
+                     double* force) {
+  const int64_t threads = n * G;
+  lj_force_group_u2<G>
+      <<<static_cast<unsigned>((threads + 255) / 256), 256>>>(n, pos, cap, list, rc2, force);
+  BENCH_CUDA_OK(cudaGetLastError());
+}
 #endif
 
 // Runs f with environment variable `name` set to `value` (pvec's diagnostic switches), then
@@ -387,6 +396,30 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
       };
       group_row(std::integral_constant<int, 4>{});
       group_row(std::integral_constant<int, 8>{});
+      {  // two neighbours in flight per thread: the same forces, bit for bit
+        const size_t fbytes = sizeof(double) * 3 * static_cast<size_t>(n);
+        std::vector<double> f_ref(3 * static_cast<size_t>(n)), f_u2(f_ref.size());
+        launch_group<4>(n, pos, L.capacity, lv, 9.0, force);
+        BENCH_CUDA_OK(cudaMemcpy(f_ref.data(), force, fbytes, cudaMemcpyDeviceToHost));
+        const double tu =
+            timed(reps, [&] { launch_group_u2<4>(n, pos, L.capacity, lv, 9.0, force); });
+        BENCH_CUDA_OK(cudaMemcpy(f_u2.data(), force, fbytes, cudaMemcpyDeviceToHost));
+        const double tuh =
+            timed(reps, [&] { launch_group_u2<4>(n, pos, L.capacity, hv, 9.0, force); });
+        const bool same = std::memcmp(f_ref.data(), f_u2.data(), fbytes) == 0;
+        if (!same)
+          std::fprintf(stderr, "bench_neighbors: lj_force_g4_u2 forces differ from g4's\n");
+        report("lj_force_pvec_list_g4_u2", order, n, tu * 1e3,
+               note("box %s, 4 threads/particle, 2 neighbours in flight, __drcp_rn; forces %s "
+                    "g4's; hand-built list %.3f ms, pvec/hand speed %.3f",
+                    box, same ? "bitwise equal to" : "DIFFER from", tuh * 1e3, tuh / tu),
+               Json("neighbors")
+                   .str("box", box)
+                   .num("threads_per_particle", 4)
+                   .num("bitwise_equal", same ? 1 : 0)
+                   .num("hand_ms", tuh * 1e3)
+                   .num("speed_vs_hand", tuh / tu));
+      }
       // Packed positions: the time includes packing every row (locals and ghosts).
       const int64_t rows = n + n_ghost;
       double4_32a* pk = static_cast<double4_32a*>(dev_alloc(sizeof(double4_32a) * rows));

@@ -76,6 +76,56 @@ __global__ void lj_force_group(int64_t n, const double* pos, int64_t cap, pvec::
   }
 }
 
+// lj_force_group with two neighbours in flight per thread (both indices, then both positions
+// loaded before either pair is computed: the gathers' latency overlaps) and the reciprocal
+// as the correctly rounded __drcp_rn (the value 1 / r2 has, without the division's general
+// path). The pairs are added in the same order, so the forces are bitwise those of
+// lj_force_group.
+template <int G>
+__global__ void lj_force_group_u2(int64_t n, const double* pos, int64_t cap, pvec::verlet_view list,
+                                  double rc2, double* force) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t i = t / G;
+  const int r = static_cast<int>(t % G);
+  double fx = 0, fy = 0, fz = 0;
+  if (i < n) {
+    const double xi = pos[i], yi = pos[cap + i], zi = pos[2 * cap + i];
+    auto pair = [&](double xj, double yj, double zj) {
+      const double dx = xi - xj, dy = yi - yj, dz = zi - zj;
+      const double r2 = dx * dx + dy * dy + dz * dz;
+      if (r2 < rc2) {
+        const double s2 = __drcp_rn(r2), s6 = s2 * s2 * s2, fr = 48 * s2 * s6 * (s6 - 0.5);
+        fx += fr * dx;
+        fy += fr * dy;
+        fz += fr * dz;
+      }
+    };
+    const int64_t end = list.end(i);
+    int64_t e = list.begin(i) + r;
+    for (; e + G < end; e += 2 * G) {
+      const int32_t j0 = list[e], j1 = list[e + G];
+      const double x0 = pos[j0], y0 = pos[cap + j0], z0 = pos[2 * cap + j0];
+      const double x1 = pos[j1], y1 = pos[cap + j1], z1 = pos[2 * cap + j1];
+      pair(x0, y0, z0);
+      pair(x1, y1, z1);
+    }
+    if (e < end) {
+      const int32_t j = list[e];
+      pair(pos[j], pos[cap + j], pos[2 * cap + j]);
+    }
+  }
+  for (int o = G / 2; o > 0; o >>= 1) {
+    fx += __shfl_xor_sync(0xffffffffu, fx, o);
+    fy += __shfl_xor_sync(0xffffffffu, fy, o);
+    fz += __shfl_xor_sync(0xffffffffu, fz, o);
+  }
+  if (i < n && r == 0) {
+    force[i] = fx;
+    force[list.n + i] = fy;
+    force[2 * list.n + i] = fz;
+  }
+}
+
 // The same, reading positions packed as (x, y, z, 0) per row: one 32-byte sector per
 // neighbour instead of three (the user packs them once per step from pvec's columns).
 struct Pack4 {

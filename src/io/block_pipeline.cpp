@@ -65,11 +65,12 @@ bool BlockPipeline::run(bool write, int64_t n, int64_t block_rows, size_t row_by
   unsigned char* const slots[2] = {slot_[0].data(), slot_[1].data()};
   // Step k (0..nb): the file call of block k - 1 (write) or k (read) and the memory step of
   // block k (write) or k - 1 (read), each in slot (block & 1), so the two steps of one k
-  // never share a slot; the barrier ends the step. stop[k & 1] is set during step k only
-  // (and read after its barrier), so a thread already in step k + 1 cannot change what the
-  // other reads for step k: both leave the loop after the same step.
+  // never share a slot; the barrier ends the step. stop[role][k & 1] is set during step k
+  // only, by the thread of that role alone (no two threads write one flag), and read after
+  // the step's barrier, so a thread already in step k + 1 cannot change what the other reads
+  // for step k: both leave the loop after the same step.
   bool failed_file = false, ready = true;
-  int stop[2] = {0, 0};
+  int stop[2][2] = {{0, 0}, {0, 0}};  // [0]: the file role's, [1]: the memory role's
   std::exception_ptr error[2];
   const int dev = device ? device_current() : -1;
 #pragma omp parallel num_threads(2)
@@ -95,11 +96,11 @@ bool BlockPipeline::run(bool write, int64_t n, int64_t block_rows, size_t row_by
         try {
           if (!file_step(file, file_ctx, fb, fb * block, rows(fb), slots[fb & 1])) {
             failed_file = true;
-            stop[k & 1] = 1;
+            stop[0][k & 1] = 1;
           }
         } catch (...) {
           error[0] = std::current_exception();
-          stop[k & 1] = 1;
+          stop[0][k & 1] = 1;
         }
       }
       if (memory_role && mb >= 0 && mb < nb) {
@@ -107,11 +108,11 @@ bool BlockPipeline::run(bool write, int64_t n, int64_t block_rows, size_t row_by
           memory_step(memory, memory_ctx, mb, mb * block, rows(mb), slots[mb & 1]);
         } catch (...) {
           error[1] = std::current_exception();
-          stop[k & 1] = 1;
+          stop[1][k & 1] = 1;
         }
       }
 #pragma omp barrier
-      if (stop[k & 1]) break;
+      if (stop[0][k & 1] || stop[1][k & 1]) break;
     }
   }
   // What the serial loop would have met first: in the last step the file call's block comes
