@@ -2,10 +2,12 @@
 
 #include "backend/exec.hpp"
 #include "backend/gather_rows.hpp"
+#include "backend/host_parallel.hpp"
 #include "common/checked.hpp"
 #include "common/error.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 
 namespace pvec::impl {
@@ -277,7 +279,22 @@ void ParticleSet::transfer(bool to_device, const std::vector<int>& columns, void
     size_t pitch = c.row_bytes(capacity_);
     void* dst = to_device ? c.dev : c.host;
     const void* src = to_device ? c.host : c.dev;
-    copy_2d(dst, pitch, src, pitch, live * c.spec.elem_size, c.spec.ncomp, cuda_, stream);
+    if (cuda_) {
+      copy_2d(dst, pitch, src, pitch, live * c.spec.elem_size, c.spec.ncomp, true, stream);
+      continue;
+    }
+    // Host backend: both mirrors are host memory, copied by the host threads in ranges of
+    // bytes (a fresh mirror's first touch, which dominates a restart's copy, spreads over
+    // them too). The same bytes at any thread count.
+    const int64_t bytes = live * static_cast<int64_t>(c.spec.elem_size);
+    for (int k = 0; k < c.spec.ncomp; ++k) {
+      char* d = static_cast<char*>(dst) + k * pitch;
+      const char* s = static_cast<const char*>(src) + k * pitch;
+      host_for_ranges(
+          bytes,
+          [&](int64_t b, int64_t e) { std::memcpy(d + b, s + b, static_cast<size_t>(e - b)); },
+          int64_t{1} << 20);
+    }
   }
   if (wait && cuda_) stream_synchronize(stream);
 }
