@@ -351,7 +351,7 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
       else
         run(std::false_type{});
       stride_ = warp != kCutNone ? next_stride(most, total, n, pad_.bytes()) : 0;
-      if (stride_ == 0) pad_.release();
+      if (stride_ == 0 || !one_pass_allowed()) pad_.release();
       // The reference positions of moved_too_far.
       T* x0 = x0_.ensure_as<T>(std::max<int64_t>(n, 1) * DIM);
       if (n > 0)
