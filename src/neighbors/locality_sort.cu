@@ -6,6 +6,7 @@
 #include "backend/device.hpp"
 #include "backend/for_each.cuh"
 #include "common/error.hpp"
+#include "common/hd.hpp"
 #include "neighbors/cell_grid.hpp"
 #include "neighbors/cell_list.hpp"
 
@@ -14,36 +15,29 @@
 namespace pvec::impl {
 namespace {
 
-// Up to kGatherCols columns of one element size gathered in one pass: each row's source index
-// is read once for all of them, and each thread issues four loads before their stores (a
-// loop of load-store pairs through possibly aliasing pointers keeps one load in flight per
-// thread, which on the H200 halves the bandwidth of the gather).
-constexpr int kGatherCols = 8;
+// Up to kGatherSlots components (of any columns of one element size) gathered in one pass:
+// each row's source index is read once for all of them, and every component of the row is
+// loaded before any is stored, so a thread keeps up to 16 loads in flight (stores through
+// pointers that might alias would otherwise wait for each load: a loop of load-store pairs
+// halves the gather's bandwidth on the H200). The slots are unrolled with a bound test, so a
+// pass of fewer components costs only its own loads.
+constexpr int kGatherSlots = 16;
 
 template <class E>
 struct GatherRows {
-  E* dst[kGatherCols];
-  const E* src[kGatherCols];
-  int64_t ncomp[kGatherCols];
-  int ncols;
-  int64_t cap;
+  E* dst[kGatherSlots];
+  const E* src[kGatherSlots];
+  int nslots;
   const int32_t* order;
   PVEC_HD void operator()(int64_t j) const {
     const int64_t from = order[j];
-    for (int k = 0; k < ncols; ++k) {
-      const E* s = src[k] + from;
-      E* d = dst[k] + j;
-      const int64_t nc = ncomp[k];
-      int64_t c = 0;
-      for (; c + 4 <= nc; c += 4) {
-        const E a = s[c * cap], b = s[(c + 1) * cap], e = s[(c + 2) * cap], f = s[(c + 3) * cap];
-        d[c * cap] = a;
-        d[(c + 1) * cap] = b;
-        d[(c + 2) * cap] = e;
-        d[(c + 3) * cap] = f;
-      }
-      for (; c < nc; ++c) d[c * cap] = s[c * cap];
-    }
+    E v[kGatherSlots];
+    PVEC_UNROLL
+    for (int t = 0; t < kGatherSlots; ++t)
+      if (t < nslots) v[t] = src[t][from];
+    PVEC_UNROLL
+    for (int t = 0; t < kGatherSlots; ++t)
+      if (t < nslots) dst[t][j] = v[t];
   }
 };
 
@@ -52,22 +46,26 @@ struct GatherJob {
   void* dst;
 };
 
+// One pass per kGatherSlots components of the given columns (a column's components may be
+// split between two passes).
 template <class E>
 void gather_batch(const Exec& ex, bool device, const std::vector<GatherJob>& jobs, int64_t cap,
                   int64_t n, const int32_t* order) {
-  for (size_t first = 0; first < jobs.size(); first += kGatherCols) {
-    GatherRows<E> g{};
-    g.cap = cap;
-    g.order = order;
-    g.ncols = static_cast<int>(std::min<size_t>(kGatherCols, jobs.size() - first));
-    for (int k = 0; k < g.ncols; ++k) {
-      const GatherJob& job = jobs[first + static_cast<size_t>(k)];
-      g.dst[k] = static_cast<E*>(job.dst);
-      g.src[k] = static_cast<const E*>(job.col->mirror(device));
-      g.ncomp[k] = job.col->spec.ncomp;
+  GatherRows<E> g{};
+  g.order = order;
+  for (const GatherJob& job : jobs) {
+    const E* src = static_cast<const E*>(job.col->mirror(device));
+    E* dst = static_cast<E*>(job.dst);
+    for (int64_t c = 0; c < job.col->spec.ncomp; ++c) {
+      g.src[g.nslots] = src + c * cap;
+      g.dst[g.nslots] = dst + c * cap;
+      if (++g.nslots == kGatherSlots) {
+        for_each_unordered(ex, n, g);
+        g.nslots = 0;
+      }
     }
-    for_each_unordered(ex, n, g);
   }
+  if (g.nslots > 0) for_each_unordered(ex, n, g);
 }
 
 // Gathers the local rows of the given columns of one mirror into their blocks; ghost rows
