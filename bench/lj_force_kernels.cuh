@@ -11,6 +11,33 @@
 #include <cuda_runtime.h>
 #endif
 
+// The pair term of every kernel below: LJ (sigma = 1, epsilon = 1) within the cutoff, added to
+// the particle's force. FastRcp takes 1 / r2 as the correctly rounded __drcp_rn on the device
+// (the same value, without the division's general path).
+struct LjSum {
+  double x = 0, y = 0, z = 0;
+  template <bool FastRcp = false>
+  PVEC_HOST_DEVICE void pair(double dx, double dy, double dz, double rc2) {
+    const double r2 = dx * dx + dy * dy + dz * dz;
+    if (r2 < rc2) {
+#if defined(__CUDA_ARCH__)
+      const double s2 = FastRcp ? __drcp_rn(r2) : 1 / r2;
+#else
+      const double s2 = 1 / r2;
+#endif
+      const double s6 = s2 * s2 * s2, fr = 48 * s2 * s6 * (s6 - 0.5);
+      x += fr * dx;
+      y += fr * dy;
+      z += fr * dz;
+    }
+  }
+  PVEC_HOST_DEVICE void store(double* force, int64_t n, int64_t i) const {
+    force[i] = x;
+    force[n + i] = y;
+    force[2 * n + i] = z;
+  }
+};
+
 // The user's kernel: LJ forces (sigma = 1, epsilon = 1) over a full list, both positions read.
 struct LjForce {
   const double* pos;
@@ -20,25 +47,29 @@ struct LjForce {
   double* force;  // 3 x n, stride n
   PVEC_HOST_DEVICE void operator()(int64_t i) const {
     const double xi = pos[i], yi = pos[cap + i], zi = pos[2 * cap + i];
-    double fx = 0, fy = 0, fz = 0;
+    LjSum f;
     for (int64_t e = list.begin(i); e < list.end(i); ++e) {
       const int32_t j = list[e];
       const double dx = xi - pos[j], dy = yi - pos[cap + j], dz = zi - pos[2 * cap + j];
-      const double r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 < rc2) {
-        const double s2 = 1 / r2, s6 = s2 * s2 * s2, fr = 48 * s2 * s6 * (s6 - 0.5);
-        fx += fr * dx;
-        fy += fr * dy;
-        fz += fr * dz;
-      }
+      f.pair(dx, dy, dz, rc2);
     }
-    force[i] = fx;
-    force[list.n + i] = fy;
-    force[2 * list.n + i] = fz;
+    f.store(force, list.n, i);
   }
 };
 
 #if defined(__CUDACC__)
+// The G lanes of a particle add their partial forces with shuffles (every lane of the warp
+// takes part) and the first stores them.
+template <int G>
+__device__ void group_store(LjSum f, int64_t n, int64_t i, int r, int64_t stride, double* force) {
+  for (int o = G / 2; o > 0; o >>= 1) {
+    f.x += __shfl_xor_sync(0xffffffffu, f.x, o);
+    f.y += __shfl_xor_sync(0xffffffffu, f.y, o);
+    f.z += __shfl_xor_sync(0xffffffffu, f.z, o);
+  }
+  if (i < n && r == 0) f.store(force, stride, i);
+}
+
 // The same kernel with G threads per particle (G divides 32): thread r of a group takes
 // entries begin + r, begin + r + G, ..., so that a group reads its list in whole sectors, and
 // the group adds its partial forces with shuffles. The pattern docs/neighbors.md recommends.
@@ -48,32 +79,17 @@ __global__ void lj_force_group(int64_t n, const double* pos, int64_t cap, pvec::
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t i = t / G;
   const int r = static_cast<int>(t % G);
-  double fx = 0, fy = 0, fz = 0;
+  LjSum f;
   if (i < n) {
     const double xi = pos[i], yi = pos[cap + i], zi = pos[2 * cap + i];
     const int64_t end = list.end(i);
     for (int64_t e = list.begin(i) + r; e < end; e += G) {
       const int32_t j = list[e];
       const double dx = xi - pos[j], dy = yi - pos[cap + j], dz = zi - pos[2 * cap + j];
-      const double r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 < rc2) {
-        const double s2 = 1 / r2, s6 = s2 * s2 * s2, fr = 48 * s2 * s6 * (s6 - 0.5);
-        fx += fr * dx;
-        fy += fr * dy;
-        fz += fr * dz;
-      }
+      f.pair(dx, dy, dz, rc2);
     }
   }
-  for (int o = G / 2; o > 0; o >>= 1) {  // every lane of the warp takes part
-    fx += __shfl_xor_sync(0xffffffffu, fx, o);
-    fy += __shfl_xor_sync(0xffffffffu, fy, o);
-    fz += __shfl_xor_sync(0xffffffffu, fz, o);
-  }
-  if (i < n && r == 0) {
-    force[i] = fx;
-    force[list.n + i] = fy;
-    force[2 * list.n + i] = fz;
-  }
+  group_store<G>(f, n, i, r, list.n, force);
 }
 
 // lj_force_group with two neighbours in flight per thread (both indices, then both positions
@@ -87,18 +103,11 @@ __global__ void lj_force_group_u2(int64_t n, const double* pos, int64_t cap, pve
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t i = t / G;
   const int r = static_cast<int>(t % G);
-  double fx = 0, fy = 0, fz = 0;
+  LjSum f;
   if (i < n) {
     const double xi = pos[i], yi = pos[cap + i], zi = pos[2 * cap + i];
     auto pair = [&](double xj, double yj, double zj) {
-      const double dx = xi - xj, dy = yi - yj, dz = zi - zj;
-      const double r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 < rc2) {
-        const double s2 = __drcp_rn(r2), s6 = s2 * s2 * s2, fr = 48 * s2 * s6 * (s6 - 0.5);
-        fx += fr * dx;
-        fy += fr * dy;
-        fz += fr * dz;
-      }
+      f.pair<true>(xi - xj, yi - yj, zi - zj, rc2);
     };
     const int64_t end = list.end(i);
     int64_t e = list.begin(i) + r;
@@ -114,16 +123,7 @@ __global__ void lj_force_group_u2(int64_t n, const double* pos, int64_t cap, pve
       pair(pos[j], pos[cap + j], pos[2 * cap + j]);
     }
   }
-  for (int o = G / 2; o > 0; o >>= 1) {
-    fx += __shfl_xor_sync(0xffffffffu, fx, o);
-    fy += __shfl_xor_sync(0xffffffffu, fy, o);
-    fz += __shfl_xor_sync(0xffffffffu, fz, o);
-  }
-  if (i < n && r == 0) {
-    force[i] = fx;
-    force[list.n + i] = fy;
-    force[2 * list.n + i] = fz;
-  }
+  group_store<G>(f, n, i, r, list.n, force);
 }
 
 // The same, reading positions packed as (x, y, z, 0) per row: one 32-byte sector per
@@ -143,31 +143,16 @@ __global__ void lj_force_group_packed(int64_t n, const double4_32a* pk, pvec::ve
   const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t i = t / G;
   const int r = static_cast<int>(t % G);
-  double fx = 0, fy = 0, fz = 0;
+  LjSum f;
   if (i < n) {
     const double4_32a xi = pk[i];
     const int64_t end = list.end(i);
     for (int64_t e = list.begin(i) + r; e < end; e += G) {
       const double4_32a xj = pk[list[e]];
       const double dx = xi.x - xj.x, dy = xi.y - xj.y, dz = xi.z - xj.z;
-      const double r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 < rc2) {
-        const double s2 = 1 / r2, s6 = s2 * s2 * s2, fr = 48 * s2 * s6 * (s6 - 0.5);
-        fx += fr * dx;
-        fy += fr * dy;
-        fz += fr * dz;
-      }
+      f.pair(dx, dy, dz, rc2);
     }
   }
-  for (int o = G / 2; o > 0; o >>= 1) {
-    fx += __shfl_xor_sync(0xffffffffu, fx, o);
-    fy += __shfl_xor_sync(0xffffffffu, fy, o);
-    fz += __shfl_xor_sync(0xffffffffu, fz, o);
-  }
-  if (i < n && r == 0) {
-    force[i] = fx;
-    force[list.n + i] = fy;
-    force[2 * list.n + i] = fz;
-  }
+  group_store<G>(f, n, i, r, list.n, force);
 }
 #endif
