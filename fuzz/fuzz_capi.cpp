@@ -156,6 +156,9 @@ struct Model {
   int plan_side = -1;              // side (0 host, 1 device) of a valid ghost plan, -1 none
   std::vector<int64_t> ghost_src;  // local index each ghost of the plan copies
   bool positions_moved = false;    // positions written since the plan was made
+  // Per mirror (0 host, 1 device): positions replaced by a transfer since that mirror's ghosts
+  // last received theirs (even a transfer of zero rows): SKIP_POSITIONS is then refused.
+  bool pos_replaced[2] = {false, false};
   int64_t next_id = 1;
 
   int columns() const { return static_cast<int>(props.size()); }  // property columns
@@ -312,12 +315,15 @@ void label_all(Model& m) {
 void copy_mirror(Model& m, bool to_device, const std::vector<int>& cols) {
   std::vector<Rec>& dst = to_device ? m.dev : m.host;
   const std::vector<Rec>& src = to_device ? m.host : m.dev;
+  if (std::find(cols.begin(), cols.end(), 0) != cols.end()) {
+    m.pos_replaced[to_device ? 1 : 0] = true;
+    m.positions_moved = true;
+  }
   for (int64_t i = 0; i < m.n + m.ng; ++i)
     for (int k : cols) {
       if (k == 0) {
         dst[i].pos = src[i].pos;
         dst[i].pos_known = src[i].pos_known;
-        m.positions_moved = true;  // a replayed ghost plan may no longer fit
       } else {
         dst[i].src[k - 1] = src[i].src[k - 1];
       }
@@ -745,6 +751,14 @@ void op_ghost_get(Model& m, Input& in) {
     verify(m, "refused ghost_get");
     return;
   }
+  // Leaving the positions out after a transfer replaced them is refused on every rank.
+  if (skip_pos && m.plan_side == side && m.pos_replaced[side]) {
+    trace("  ghost_get side %d reuse 1 skip 1: refused, positions replaced by a transfer\n", side);
+    expect(pvec_ghost_get(m.h, list_arg(all, props), static_cast<int>(props.size()), flags),
+           PVEC_ERROR_INVALID_ARGUMENT, "ghost_get skip positions after a transfer");
+    verify(m, "refused ghost_get");
+    return;
+  }
   // Replaying after positions moved is the caller's error; with the host backend both
   // sides are host memory and share one plan, whose replay on the other mirror's positions
   // the model does not predict.
@@ -787,6 +801,7 @@ void op_ghost_get(Model& m, Input& in) {
   m.ng = ng;
   m.plan_side = side;
   m.positions_moved = false;
+  if (!skip_pos) m.pos_replaced[side] = false;
   // Read the ghosts back and match them with the expected images.
   const Columns c = layouts(m);
   const void* ids = side ? c.l[1].device_ptr : c.l[1].host_ptr;

@@ -52,6 +52,18 @@ seeds['slots']=s
 s=create(0,[(2,2,3,3),(5,1,3,1)], 0b00111100|0b010, 7, 3, 0)
 s+=op(0,6)+op(0,5,1)+op(0,1,64,1)+op(0,1,1,1)+op(0,7,1,1,1)+op(0,4,0)+op(0,6)+op(0,15,6,1,1)
 seeds['tensor_empty']=s
+# 6: SKIP_POSITIONS refused after a transfer replaced that mirror's positions, on both mirrors
+s=create(0,[(2,0,1,1)], 0b00111000|0, 0, 2, 100)
+s+=op(0,1,50,1)+op(0,11,0,0,1)
+s+=op(0,12,0,0,1,1)       # ghost_get host, new plan
+s+=op(0,7,1,0,1)+op(0,7,0,0,1)  # h2d all, d2h all: host positions replaced
+s+=op(0,12,0,3,1)         # reuse + skip on host: refused
+s+=op(0,12,0,0,1,0)       # new plan sends the positions
+s+=op(0,12,0,3,1)         # reuse + skip: accepted
+s+=op(0,12,1,0,1,0)       # ghost_get device, new plan
+s+=op(0,7,1,0,1)          # h2d all: device positions replaced
+s+=op(0,12,1,3,1)         # reuse + skip on device: refused
+seeds['skip_after_transfer']=s
 for k,v in seeds.items():
     open(os.path.join(out,k),'wb').write(bytes(x&255 for x in v))
 print(len(seeds))
