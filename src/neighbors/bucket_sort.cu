@@ -1,4 +1,6 @@
-// bucket_sort (bucket_sort.hpp). Device, from 2^15 items: a stable radix sort of (key, item)
+// bucket_sort (bucket_sort.hpp). Device, from 2^15 items, with PVEC_BUCKET_SORT=two_level
+// (not yet the default) and keys that suit it (cell lists): two_level_sort.hpp. Otherwise, from
+// 2^15 items: a stable radix sort of (key, item)
 // (CUB, over the bits the keys use; the caller's key pass may have written the identity it
 // sorts), then the bucket offsets in one pass over the sorted keys that writes every entry once
 // (empty buckets included; nothing zeroed or scanned): no atomics but one per run of more than
@@ -14,6 +16,7 @@
 #include "backend/for_each.cuh"
 #include "common/error.hpp"
 #include "neighbors/neighbor_dispatch.hpp"
+#include "neighbors/two_level_sort.hpp"
 #include "primitives/primitives.hpp"
 
 #include <algorithm>
@@ -128,36 +131,6 @@ bool use_radix(int64_t n) {
   return n >= kRadixFrom;
 }
 
-void scan_in_place(const Exec& exec, int32_t* data, int64_t n_plus_1, ScratchBuffer& tmp) {
-  if (!exec.on_device) {
-    int32_t run = 0;
-    for (int64_t i = 0; i < n_plus_1; ++i) {
-      const int32_t v = data[i];
-      data[i] = run;
-      run += v;
-    }
-    return;
-  }
-#if defined(__CUDACC__)
-  cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
-  const int items = as_cub_count(n_plus_1);
-  size_t bytes = 0;
-  check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, bytes, data, data, items, s),
-             "cub::DeviceScan::ExclusiveSum");
-  check_cuda(cub::DeviceScan::ExclusiveSum(tmp.ensure(std::max<size_t>(bytes, 1)), bytes, data,
-                                           data, items, s),
-             "cub::DeviceScan::ExclusiveSum");
-#else
-  fail(PVEC_ERROR_INTERNAL, "device scan in a build without CUDA");
-#endif
-}
-
-[[maybe_unused]] int bits_for(int64_t nb) {  // used by the device paths only
-  int b = 1;
-  while (b < 31 && (int64_t{1} << b) < nb) ++b;
-  return b;
-}
-
 #if defined(__CUDACC__)
 constexpr int kKeysPerThread = 4;   // sorted keys one thread reads (one 16-byte load)
 constexpr int32_t kGapInline = 32;  // empty buckets a thread fills itself; longer runs are listed
@@ -260,7 +233,7 @@ const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int
     items = v;
   }
   const int items_n = as_cub_count(n);
-  const int end_bit = bits_for(nb);
+  const int end_bit = bucket_key_bits(nb);
   size_t bytes = 0;
   check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_out, items, order, items_n,
                                              0, end_bit, st),
@@ -279,12 +252,15 @@ const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int
 void radix_bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                        int64_t n_split, int32_t* offsets, int32_t* order, int32_t* split_offsets,
                        BucketScratch& s, const int32_t* identity) {
+  if (two_level_enabled() && two_level_bucket_sort(exec, keys, n, nb, n_split, offsets, order,
+                                                   split_offsets, s, identity) == TwoLevel::sorted)
+    return;
   const int32_t* sorted = radix_order(exec, keys, n, nb, order, s, identity);
   bucket_offsets_of_sorted(exec, sorted, n, nb, offsets, s);
   if (split_offsets != nullptr) {
     const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
     for_each(exec, nb, SortBucket{offsets, order, split_offsets, split, nullptr, false});
-    scan_in_place(exec, split_offsets, nb + 1, s.tmp);
+    bucket_scan_in_place(exec, split_offsets, nb + 1, s.tmp);
   }
 }
 
@@ -300,13 +276,13 @@ void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* s
                          int64_t nb, int64_t n_split, int32_t* offsets, int32_t* order,
                          int32_t* split_offsets, BucketScratch& s) {
   const bool dev = exec.on_device;
-  scan_in_place(exec, offsets, nb + 1, s.tmp);
+  bucket_scan_in_place(exec, offsets, nb + 1, s.tmp);
   for_each(exec, n, Place{keys, offsets, slot, order});
   const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
   if (!dev) {  // placed in item order: already stable
     if (split_offsets != nullptr) {
       for_each(exec, nb, SortBucket{offsets, order, split_offsets, split, nullptr, false});
-      scan_in_place(exec, split_offsets, nb + 1, s.tmp);
+      bucket_scan_in_place(exec, split_offsets, nb + 1, s.tmp);
     }
     return;
   }
@@ -323,11 +299,41 @@ void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* s
     if (split_offsets != nullptr)
       for_each(exec, nb, SortBucket{offsets, order, split_offsets, split, too_long, false});
   }
-  if (split_offsets != nullptr) scan_in_place(exec, split_offsets, nb + 1, s.tmp);
+  if (split_offsets != nullptr) bucket_scan_in_place(exec, split_offsets, nb + 1, s.tmp);
 #endif
 }
 
 }  // namespace
+
+int bucket_key_bits(int64_t nb) {
+  int b = 1;
+  while (b < 31 && (int64_t{1} << b) < nb) ++b;
+  return b;
+}
+
+void bucket_scan_in_place(const Exec& exec, int32_t* data, int64_t n_plus_1, ScratchBuffer& tmp) {
+  if (!exec.on_device) {
+    int32_t run = 0;
+    for (int64_t i = 0; i < n_plus_1; ++i) {
+      const int32_t v = data[i];
+      data[i] = run;
+      run += v;
+    }
+    return;
+  }
+#if defined(__CUDACC__)
+  cudaStream_t s = static_cast<cudaStream_t>(exec.stream);
+  const int items = as_cub_count(n_plus_1);
+  size_t bytes = 0;
+  check_cuda(cub::DeviceScan::ExclusiveSum(nullptr, bytes, data, data, items, s),
+             "cub::DeviceScan::ExclusiveSum");
+  check_cuda(cub::DeviceScan::ExclusiveSum(tmp.ensure(std::max<size_t>(bytes, 1)), bytes, data,
+                                           data, items, s),
+             "cub::DeviceScan::ExclusiveSum");
+#else
+  fail(PVEC_ERROR_INTERNAL, "device scan in a build without CUDA");
+#endif
+}
 
 void bucket_sort_presorted(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                            int64_t n_split, int32_t* offsets, int32_t* order,

@@ -13,9 +13,10 @@ namespace pvec::impl {
 
 // The work buffers of bucket_sort, kept by its caller so that steady state allocates nothing.
 struct BucketScratch {
-  ScratchBuffer slot, tmp, keys_alt, vals_in, flag, gaps;
+  ScratchBuffer slot, tmp, keys_alt, vals_in, flag, gaps, bounds;
   void set_kind(MemKind k) {
     slot.set_kind(k);
+    bounds.set_kind(k);
     gaps.set_kind(k);
     tmp.set_kind(k);
     keys_alt.set_kind(k);
@@ -42,6 +43,12 @@ PVEC_HD inline int32_t claim_slot(int32_t* counts, int32_t k) {
   return counts[k]++;
 #endif
 }
+
+// The bits keys in [0, nb) use (at least 1).
+int bucket_key_bits(int64_t nb);
+
+// data[0..n_plus_1) becomes its exclusive prefix sum, on exec's side (queued on the device).
+void bucket_scan_in_place(const Exec& exec, int32_t* data, int64_t n_plus_1, ScratchBuffer& tmp);
 
 // offsets[nb + 1]: first position of each bucket in order (offsets[nb] == n); order[n]: the
 // items by bucket, ascending within one. With split_offsets (may be null): the exclusive scan

@@ -8,6 +8,7 @@
 // Over 500 lines: one MPI test program, whose cases share the random boxes, the list fetches
 // and the brute-force references (one program launch per rank count instead of several).
 #include "dist_util.hpp"
+#include "scoped_env.hpp"
 
 #include <pvec_neighbors.hpp>
 
@@ -554,18 +555,6 @@ void compare(const Arrays& want, const Arrays& got, Failures& f) {
     f.add("half Verlet lists differ after a rebuild");
 }
 
-// Sets an environment variable for the scope (nullptr: unset).
-struct ScopedEnv {
-  const char* name;
-  ScopedEnv(const char* n, const char* value) : name(n) {
-    if (value != nullptr)
-      setenv(n, value, 1);
-    else
-      unsetenv(n);
-  }
-  ~ScopedEnv() { unsetenv(name); }
-};
-
 }  // namespace
 
 // The device builds choose between a radix sort and an atomic counting sort of the rows, and
@@ -609,7 +598,7 @@ TEST_CASE("every build method gives the host's arrays", "[neighbors]") {
           for (const char* pass : {static_cast<const char*>(nullptr), "particle", "two"}) {
             INFO("span " << span << ", PVEC_BUCKET_SORT=" << bucket
                          << ", PVEC_VERLET_PASS=" << (pass ? pass : "(default)"));
-            ScopedEnv e1("PVEC_BUCKET_SORT", bucket), e2("PVEC_VERLET_PASS", pass);
+            pvec_test::ScopedEnv e1("PVEC_BUCKET_SORT", bucket), e2("PVEC_VERLET_PASS", pass);
             compare(ref, build_all(v, Path::device, span, cutoff, skin), f);
           }
       }
