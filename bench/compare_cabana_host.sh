@@ -5,12 +5,12 @@
 # thread per rank (OMP_NUM_THREADS=1; Open MPI binds each rank to a core).
 #
 #   bash bench/compare_cabana_host.sh [--rounds R] [--sizes 1e5,1e6] [--ranks P] \
-#        [--cabana PATH] LABEL=BENCH_BINARY ...
+#        [--orders sorted,random,halo] [--cabana PATH] LABEL=BENCH_BINARY ...
 #
 # Writes the raw outputs under $OUT (default ./cabana_compare) and prints, per size, the
 # median over rounds of each timer (ms) and the ratios pvec / Cabana (below 1: pvec faster).
 set -euo pipefail
-rounds=5 sizes=1e5,1e6 ranks=2
+rounds=5 sizes=1e5,1e6 ranks=2 orders=sorted,random
 cabana=${CABANA_BIN:-/work/shared/peers/cabana/CommPerformance_host}
 builds=()
 while [ $# -gt 0 ]; do
@@ -18,6 +18,7 @@ while [ $# -gt 0 ]; do
     --rounds) rounds=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
     --ranks) ranks=$2; shift 2 ;;
+    --orders) orders=$2; shift 2 ;;
     --cabana) cabana=$2; shift 2 ;;
     *=*) builds+=("$1"); shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
@@ -35,17 +36,18 @@ for r in $(seq 1 "$rounds"); do
     "$cabana" "$out/cab_r$r" small "$cab_sizes" 0.1 > "$out/cab_r$r.log" 2>&1
   for b in "${builds[@]}"; do
     label=${b%%=*} bin=${b#*=}
-    for order in sorted random; do
+    for order in ${orders//,/ }; do
       echo "## round $r: mpirun -np $ranks $bin --sizes $sizes --movers 0.1 --order $order"
       mpirun -np "$ranks" -x OMP_NUM_THREADS "$bin" --sizes "$sizes" --movers 0.1 --order "$order" \
         > "$out/${label}_${order}_r$r.log" 2>&1
     done
   done
 done
-python3 - "$out" "$rounds" "$ranks" "$sizes" "${builds[@]}" <<'PY'
+python3 - "$out" "$rounds" "$ranks" "$sizes" "$orders" "${builds[@]}" <<'PY'
 import json, statistics, sys
 out, rounds, ranks, sizes = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-labels = [b.split('=', 1)[0] for b in sys.argv[5:]]
+orders = sys.argv[5].split(',')
+labels = [b.split('=', 1)[0] for b in sys.argv[6:]]
 sizes = [int(float(s)) for s in sizes.split(',')]
 def cabana(r, n):  # timer -> med_slowest in ms
     t, lines = {}, open(f"{out}/cab_r{r}_{ranks}_{n}").read().split('\n')
@@ -75,7 +77,7 @@ for n in sizes:
           "| map 10% (/ create+slice migrate) | ghost_put |")
     print("|---|---|---|---|---|")
     for label in labels:
-        for order in ('sorted', 'random'):
+        for order in orders:
             p = [pvec(label, order, r) for r in range(1, rounds + 1)]
             g = med([x[('ghost_get', n)] for x in p])
             u = med([x[('ghost_reuse', n)] for x in p])

@@ -128,6 +128,7 @@ struct Config {
   double ghost_frac = 0.10;
   double roof_bw = 0;   // bytes/s, aggregate
   bool sorted = false;  // --order sorted: particles ordered by cell (placement.hpp)
+  bool halo = false;    // --order halo: sorted, then pvec_sort halo-first before the ghosts
   bool alloc_ok = true;
   int P = 1, me = 0;
 };
@@ -227,7 +228,7 @@ void report(const char* op, int64_t n, double frac, int64_t n_global, const OpRe
              fmt("%.3f", roof_c), allocs + (pass ? " PASS" : " FAIL")});
   Json j(cfg.on_device ? "map_ghost" : "map_ghost_host");
   j.str("name", op).str("op", op).str("path", cfg.on_device ? "device" : "host");
-  j.str("order", cfg.sorted ? "sorted" : "random");
+  j.str("order", cfg.halo ? "halo" : cfg.sorted ? "sorted" : "random");
   j.integer("ranks", cfg.P).integer("n_per_rank", n).integer("n_global", n_global);
   if (frac >= 0) j.num("movers", frac);
   j.integer("reps", cfg.reps)
@@ -285,7 +286,7 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
   BENCH_PVEC(pvec_capacity(v, &cap));
   // Sorted order: cells no narrower than the ghost width, as a cell list for that cut-off.
   Placement order;
-  order.sorted = cfg.sorted;
+  order.sorted = cfg.sorted || cfg.halo;
   for (int k = 0; k < 3; ++k)
     order.cells[k] = std::max<int64_t>(1, static_cast<int64_t>(L[k] / d.ghost_width));
   side->init_positions(pos_of(v, cfg.on_device), cap, n, lo, hi,
@@ -330,6 +331,11 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
     die("map did not conserve the global particle count");
 
   if (do_ghost) {
+    // Halo order: the library's halo-first locality sort (cells of the ghost width, those at
+    // the subdomain's faces first) after the map rounds, as a code would sort before its
+    // ghost exchanges.
+    if (cfg.halo)
+      BENCH_PVEC(pvec_sort(v, d.ghost_width, cfg.flags | PVEC_SORT_HALO_FIRST, nullptr));
     const auto ghost_bytes = [&](bool label) {
       pvec_op_stats s{};
       s.struct_size = sizeof s;
@@ -402,9 +408,11 @@ int run_map_ghost(int argc, char** argv, bool on_device) {
       "  --movers LIST      mover fractions (default 0.01,0.1,0.5)\n"
       "  --ghost-frac F     target ghosts per local particle (default 0.10)\n"
       "  --no-ghost         map only\n"
-      "  --order random|sorted  particle order in memory: random (default; ghosts and\n"
-      "                     movers are scattered over the arrays) or sorted by cell, as\n"
-      "                     codes with cell lists keep them\n"
+      "  --order random|sorted|halo  particle order in memory: random (default; ghosts\n"
+      "                     and movers are scattered over the arrays), sorted by cell, as\n"
+      "                     codes with cell lists keep them, or halo: sorted, and before\n"
+      "                     the ghost rows pvec_sort(PVEC_SORT_HALO_FIRST) by cells of the\n"
+      "                     ghost width (the cells at the subdomain's faces first)\n"
       "  --reps N           timed repetitions (default 10)\n"
       "  --warmup N         untimed repetitions first (default 2)\n"
       "  --backend auto|host|cuda  (default " +
@@ -429,8 +437,9 @@ int run_map_ghost(int argc, char** argv, bool on_device) {
   cfg.ghost_frac = args.real("--ghost-frac", 0.10);
   const bool do_ghost = !args.flag("--no-ghost");
   const std::string order = args.value("--order", "random");
-  if (order != "random" && order != "sorted") die("--order random|sorted");
+  if (order != "random" && order != "sorted" && order != "halo") die("--order random|sorted|halo");
   cfg.sorted = order == "sorted";
+  cfg.halo = order == "halo";
   cfg.reps = static_cast<int>(args.count("--reps", quick ? 5 : 10));
   cfg.warmup = static_cast<int>(args.count("--warmup", 2));
   const std::string backend = args.value("--backend", on_device ? "auto" : "host");
@@ -477,7 +486,10 @@ int run_map_ghost(int argc, char** argv, bool on_device) {
         on_device && std::string(side_name) == "host"
             ? " (no CUDA device: the device path runs on the host backend)"
             : "",
-        100 * cfg.ghost_frac, cfg.sorted ? "sorted by cell" : "random");
+        100 * cfg.ghost_frac,
+        cfg.halo     ? "sorted by cell, halo-first before the ghosts"
+        : cfg.sorted ? "sorted by cell"
+                     : "random");
     std::printf(
         "# roofline: %s copy, all ranks at once, %.1f GB/s (read+write); median of "
         "%d reps after %d warm-up; times are the slowest rank's\n",
@@ -487,7 +499,9 @@ int run_map_ghost(int argc, char** argv, bool on_device) {
         .str("path", on_device ? "device" : "host")
         .str("memory", side_name)
         .integer("ranks", cfg.P)
-        .str("order", cfg.sorted ? "sorted" : "random")
+        .str("order", cfg.halo     ? "halo"
+                      : cfg.sorted ? "sorted"
+                                   : "random")
         .integer("reps", cfg.reps)
         .num("ghost_frac", cfg.ghost_frac)
         .integer("roofline_bytes", roof_bytes)

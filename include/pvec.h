@@ -838,7 +838,14 @@ enum {
    *  order, as after pvec_map). */
   PVEC_SORT_BOTH_MIRRORS = 1u << 7,
   /** pvec_verlet_create: a half list (each pair once) instead of a full one. */
-  PVEC_VERLET_HALF = 1u << 8
+  PVEC_VERLET_HALF = 1u << 8,
+  /** pvec_sort: the halo-first order. The cells within one ghost width of a subdomain face
+   *  come first, grouped by the faces they touch (along each dimension: low, high, inner;
+   *  dimension 0 most significant), the inner cells last; row-major within a group. The
+   *  particles a neighbour's ghosts copy then lie in a few runs of rows (one for each face of
+   *  dimension 0), which the host ghost_get, its plan reuse and ghost_put read as streams. Not
+   *  with PVEC_SORT_MORTON. */
+  PVEC_SORT_HALO_FIRST = 1u << 9
 };
 
 typedef struct pvec_cell_list_s* pvec_cell_list_t;
@@ -913,7 +920,9 @@ PVEC_API pvec_status pvec_cell_list_destroy(pvec_cell_list_t list);
 /** Reorder the local particles of the host mirror (PVEC_ON_DEVICE: the device mirror) by
  *  the cells of width cell_width (the cutoff, typically): all properties and the positions,
  *  stably (particles of one cell keep their relative order). With PVEC_SORT_MORTON the cells
- *  follow a Z-order curve; with PVEC_SORT_BOTH_MIRRORS the other mirror is permuted the same
+ *  follow a Z-order curve, with PVEC_SORT_HALO_FIRST the halo-first order (the flag says
+ *  what; the cell lists' `sorted` is then 0: their row-major cells need the indirection);
+ *  with PVEC_SORT_BOTH_MIRRORS the other mirror is permuted the same
  *  way (else it keeps the old order, as after pvec_map). Ghost rows do not move; the next
  *  ghost_get brings ghosts in the order of their owners' (sorted) rows. Local, not
  *  collective. When the rows are in cell order already nothing moves and nothing is
@@ -921,7 +930,8 @@ PVEC_API pvec_status pvec_cell_list_destroy(pvec_cell_list_t list);
  *  new buffer, the old one is kept as spare for the next sort and counted by
  *  pvec_memory_stats), the ghost plan is forgotten (the next ghost_get builds one) and lists
  *  are stale. *moved (may be NULL) tells which. Errors: INVALID_HANDLE, INVALID_ARGUMENT
- *  (unknown flags, cell_width not positive and finite, a NaN or infinite local position),
+ *  (unknown flags, PVEC_SORT_MORTON with PVEC_SORT_HALO_FIRST, cell_width not positive and
+ *  finite, a NaN or infinite local position),
  *  NOT_SUPPORTED (dimension 4; 2^31 rows or cells; PVEC_SORT_MORTON beyond 2^10 cells per
  *  dimension in 3D, 2^15 in 2D), OUT_OF_MEMORY; the vector is unchanged on error.
  *  Since 0.1. */

@@ -713,12 +713,14 @@ class vector {
 
   /// Reorders the local particles (every property and the positions, stably) by cells of
   /// width cell_width, on the host mirror (flags PVEC_ON_DEVICE: the device mirror);
-  /// PVEC_SORT_MORTON orders the cells along a Z-order curve, PVEC_SORT_BOTH_MIRRORS permutes
-  /// the other mirror too (else it keeps the old order). Returns true when rows moved: then
-  /// the generation changed (views and pointers are invalid), the ghost plan is forgotten and
-  /// every cell and Verlet list of the vector is stale. false: already in cell order, nothing
-  /// invalidated. Throws pvec::error: INVALID_ARGUMENT (unknown flags, cell_width not positive
-  /// and finite, a NaN or infinite local position), NOT_SUPPORTED (dimension 4; 2^31 rows or
+  /// PVEC_SORT_MORTON orders the cells along a Z-order curve, PVEC_SORT_HALO_FIRST puts the
+  /// cells within a ghost width of the subdomain's faces first (pvec.h says how; not with
+  /// Morton), PVEC_SORT_BOTH_MIRRORS permutes the other mirror too (else it keeps the old
+  /// order). Returns true when rows moved: then the generation changed (views and pointers are
+  /// invalid), the ghost plan is forgotten and every cell and Verlet list of the vector is
+  /// stale. false: already in that order, nothing invalidated. Throws pvec::error:
+  /// INVALID_ARGUMENT (unknown flags, Morton with halo-first, cell_width not positive and
+  /// finite, a NaN or infinite local position), NOT_SUPPORTED (dimension 4; 2^31 rows or
   /// cells; Morton order beyond 2^10 cells per dimension in 3D, 2^15 in 2D), OUT_OF_MEMORY;
   /// the vector is unchanged then.
   bool sort(double cell_width, unsigned flags = 0) {

@@ -118,6 +118,7 @@ module pvec
   integer(c_int), parameter, public :: PVEC_SORT_MORTON = 64
   integer(c_int), parameter, public :: PVEC_SORT_BOTH_MIRRORS = 128
   integer(c_int), parameter, public :: PVEC_VERLET_HALF = 256
+  integer(c_int), parameter, public :: PVEC_SORT_HALO_FIRST = 512
 
   ! ---- pvec_reduce_op ----------------------------------------------------------------------------
   integer(c_int), parameter, public :: PVEC_REDUCE_ADD = 0
@@ -2341,7 +2342,9 @@ contains
 
   !> Reorder the local particles by cells of width cell_width (every property and the
   !> positions, stably) on the host mirror (flags PVEC_ON_DEVICE: the device mirror);
-  !> PVEC_SORT_MORTON: Z-order of cells; PVEC_SORT_BOTH_MIRRORS: permute the other mirror too.
+  !> PVEC_SORT_MORTON: Z-order of cells; PVEC_SORT_HALO_FIRST: the cells within a ghost width
+  !> of the subdomain's faces first, grouped by face (not with Morton); PVEC_SORT_BOTH_MIRRORS:
+  !> permute the other mirror too.
   !> moved = .true. when rows moved (views and lists are then stale, the ghost plan is
   !> forgotten), .false. when already in cell order. Local. Errors: PVEC_ERROR_INVALID_ARGUMENT
   !> (cell_width not positive and finite, unknown flags, a NaN position), NOT_SUPPORTED; the

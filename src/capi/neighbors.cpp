@@ -99,10 +99,13 @@ extern "C" pvec_status pvec_cell_list_destroy(pvec_cell_list_t list) {
 extern "C" pvec_status pvec_sort(pvec_vector_t vec, double cell_width, unsigned flags, int* moved) {
   return guard("pvec_sort", [&] {
     DistVector& v = vec_of(vec);
-    check_flags(flags, PVEC_ON_DEVICE | PVEC_SORT_MORTON | PVEC_SORT_BOTH_MIRRORS, "pvec_sort");
+    check_flags(flags,
+                PVEC_ON_DEVICE | PVEC_SORT_MORTON | PVEC_SORT_BOTH_MIRRORS | PVEC_SORT_HALO_FIRST,
+                "pvec_sort");
     SortParams p;
     p.cell_width = cell_width;
     p.morton = (flags & PVEC_SORT_MORTON) != 0;
+    p.halo_first = (flags & PVEC_SORT_HALO_FIRST) != 0;
     p.device = (flags & PVEC_ON_DEVICE) != 0;
     p.both_mirrors = (flags & PVEC_SORT_BOTH_MIRRORS) != 0;
     const bool m = v.sort(p);

@@ -22,14 +22,36 @@ PVEC_HD inline int32_t morton(const int64_t* c, int bits) {
   return static_cast<int32_t>(key);
 }
 
-template <class T, int DIM>
+// The key of a cell: row-major, or its Morton code with morton_bits > 0.
+struct GridOrder {
+  int morton_bits;
+  template <int DIM>
+  PVEC_HD int32_t key(const pvec::cell_list_view& g, const int64_t* c) const {
+    if (morton_bits > 0) return morton<DIM>(c, morton_bits);
+    int64_t k = c[0];
+    PVEC_UNROLL
+    for (int d = 1; d < DIM; ++d) k = k * g.dims[d] + c[d];
+    return static_cast<int32_t>(k);
+  }
+};
+
+// The key of a cell: its rank in the halo-first order (halo_order.hpp).
+struct HaloFirstOrder {
+  HaloOrder h;
+  template <int DIM>
+  PVEC_HD int32_t key(const pvec::cell_list_view& g, const int64_t* c) const {
+    return static_cast<int32_t>(halo_key<DIM>(h, g.dims, c));
+  }
+};
+
+template <class T, int DIM, class Order>
 struct CellKeys {
   pvec::cell_list_view g;
   const T* pos;
   int64_t cap;
   int64_t n_sorted;
   int64_t n_split;  // a descent at a row below it sets bit 1, at or above it bit 2
-  int morton_bits;
+  Order order;
   int32_t* keys;
   int32_t* flags;
   int32_t* iota;  // may be null
@@ -43,15 +65,7 @@ struct CellKeys {
       finite = finite && (x - x == 0);  // false for NaN and infinities
       c[d] = g.coord(d, x);
     }
-    int32_t key;
-    if (morton_bits > 0) {
-      key = morton<DIM>(c, morton_bits);
-    } else {
-      int64_t k = c[0];
-      PVEC_UNROLL
-      for (int d = 1; d < DIM; ++d) k = k * g.dims[d] + c[d];
-      key = static_cast<int32_t>(k);
-    }
+    const int32_t key = order.template key<DIM>(g, c);
     keys[i] = key;
     if (!finite) flag_or(flags, 1);
     if (i > 0 && i < n_sorted) {
@@ -59,15 +73,7 @@ struct CellKeys {
       int64_t p[DIM];
       PVEC_UNROLL
       for (int d = 0; d < DIM; ++d) p[d] = g.coord(d, static_cast<double>(pos[d * cap + i - 1]));
-      int64_t kp;
-      if (morton_bits > 0) {
-        kp = morton<DIM>(p, morton_bits);
-      } else {
-        kp = p[0];
-        PVEC_UNROLL
-        for (int d = 1; d < DIM; ++d) kp = kp * g.dims[d] + p[d];
-      }
-      if (kp > key) flag_or(flags, i < n_split ? 2 : 4);
+      if (order.template key<DIM>(g, p) > key) flag_or(flags, i < n_split ? 2 : 4);
     }
   }
 };
@@ -76,14 +82,21 @@ struct CellKeys {
 
 void cell_keys(const Exec& exec, pvec_dtype pos_dtype, const void* pos, int64_t capacity,
                const pvec::cell_list_view& g, int64_t n, int64_t n_sorted, int morton_bits,
-               int32_t* keys, int32_t* flags, int64_t n_split, int32_t* iota) {
+               int32_t* keys, int32_t* flags, int64_t n_split, int32_t* iota,
+               const HaloOrder* halo) {
+  const int64_t split = n_split < 0 ? n_sorted : n_split;
   with_pos_type(pos_dtype, [&](auto t) {
     using T = decltype(t);
     with_dim123(g.dim, [&](auto D) {
-      for_each(
-          exec, n,
-          CellKeys<T, D.value>{g, static_cast<const T*>(pos), capacity, n_sorted,
-                               n_split < 0 ? n_sorted : n_split, morton_bits, keys, flags, iota});
+      const T* p = static_cast<const T*>(pos);
+      if (halo != nullptr && halo->enabled)
+        for_each(exec, n,
+                 CellKeys<T, D.value, HaloFirstOrder>{g, p, capacity, n_sorted, split,
+                                                      HaloFirstOrder{*halo}, keys, flags, iota});
+      else
+        for_each(exec, n,
+                 CellKeys<T, D.value, GridOrder>{g, p, capacity, n_sorted, split,
+                                                 GridOrder{morton_bits}, keys, flags, iota});
     });
   });
 }

@@ -141,8 +141,14 @@ bool locality_sort(const NeighborInput& in, const SortParams& p, SortScratch& s)
   const int64_t n = ps.n_local(), n_total = ps.n_total(), cap = ps.capacity();
   if (n >= INT32_MAX)
     fail(PVEC_ERROR_NOT_SUPPORTED, "sorting ", n, " rows: row indices are 32-bit");
+  if (p.morton && p.halo_first)
+    fail(PVEC_ERROR_INVALID_ARGUMENT,
+         "PVEC_SORT_MORTON and PVEC_SORT_HALO_FIRST exclude each other (the halo-first order is "
+         "row-major within its groups of cells)");
   int morton_bits = 0;
   int64_t buckets = g.ncells;
+  HaloOrder halo;
+  if (p.halo_first) halo = make_halo_order(g, in.ghost_width);
   if (p.morton && g.dim > 1) {
     int64_t widest = std::max(g.dims[0], std::max(g.dims[1], g.dims[2]));
     morton_bits = std::max(1, bits_for_cells(widest));
@@ -173,7 +179,7 @@ bool locality_sort(const NeighborInput& in, const SortParams& p, SortScratch& s)
   int32_t* identity =
       ex.on_device ? s.bucket.vals_in.ensure_as<int32_t>(static_cast<size_t>(n)) : nullptr;
   cell_keys(ex, in.pos_dtype, ps.column(0).mirror(device), cap, g, n, n, morton_bits, keys, flags,
-            -1, identity);
+            -1, identity, p.halo_first ? &halo : nullptr);
   int32_t flags_host = 0;
   copy_bytes(&flags_host, flags, sizeof flags_host, ex.on_device, ex.stream);
   if (ex.on_device) stream_synchronize(ex.stream);

@@ -51,6 +51,7 @@ struct SortScratch {
 struct SortParams {
   double cell_width = 0;
   bool morton = false;        // cells in Morton (Z-curve) order, else row-major
+  bool halo_first = false;    // cells in the halo-first order (halo_order.hpp); not with morton
   bool device = false;        // sort the device mirror (else the host mirror)
   bool both_mirrors = false;  // apply the same permutation to the other mirror
 };
@@ -59,7 +60,8 @@ struct SortParams {
 // with both_mirrors) by cell, stably (rows of one cell keep their order). Ghost rows are not
 // moved. Bumps the particle set's generation (the columns are new buffers). Returns whether
 // anything moved (false when the rows were in order already). Throws INVALID_ARGUMENT
-// (cell_width not positive and finite; a NaN or infinite position), NOT_SUPPORTED (dimension 4;
+// (cell_width not positive and finite; a NaN or infinite position; morton with halo_first),
+// NOT_SUPPORTED (dimension 4;
 // 2^31 rows or cells; Morton order with more than 2^10 cells per dimension in 3D, 2^15 in 2D),
 // OUT_OF_MEMORY, CUDA; the vector is unchanged when it throws.
 bool locality_sort(const NeighborInput& in, const SortParams& p, SortScratch& s);

@@ -138,6 +138,13 @@ program test_neighbors
   call pvec_cell_list_build(cells)
   call pvec_cell_list_get(cells, ci)
   call check(ci%sorted /= 0, 'a sorted vector gives a sorted cell list')
+  call pvec_sort(vec, 0.1d0, flags=PVEC_SORT_HALO_FIRST, moved=moved)
+  call check(moved, 'row-major rows move to the halo-first order')
+  call pvec_sort(vec, 0.1d0, flags=PVEC_SORT_HALO_FIRST, moved=moved)
+  call check(.not. moved, 'rows in halo-first order stay')
+  call pvec_ghost_get(vec)
+  call pvec_verlet_build(full)
+  call pvec_cell_list_build(cells)
 
   ! ---- A device list of the host backend is host memory: Fortran arrays, the same counts -----------
   call pvec_host_to_device(vec)
@@ -161,6 +168,8 @@ program test_neighbors
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'cells_per_cutoff 9')
   call pvec_sort(vec, 0.0d0, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'zero cell width')
+  call pvec_sort(vec, 0.1d0, flags=ior(PVEC_SORT_HALO_FIRST, PVEC_SORT_MORTON), stat=st)
+  call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'halo-first with Morton')
   call pvec_verlet_build(dev, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_HANDLE, 'NULL list')
 

@@ -546,11 +546,14 @@ class Vector:
 
         return VerletList(self, cutoff, skin, half, on_device, cells_per_cutoff)
 
-    def sort(self, cell_width, morton=False, on_device=False, both_mirrors=False):
+    def sort(self, cell_width, morton=False, on_device=False, both_mirrors=False,
+             halo_first=False):
         """Reorder the local particles (every property and the positions, stably) by cells of
         width cell_width on the host mirror (on_device=True: the device mirror); morton=True
-        orders the cells along a Z-order curve; both_mirrors=True permutes the other mirror
-        too. Returns True when rows moved: views and lists are then stale and the ghost plan
+        orders the cells along a Z-order curve; halo_first=True puts the cells within a ghost
+        width of the subdomain's faces first, grouped by face (PVEC_SORT_HALO_FIRST: ghost_get
+        and ghost_put then read a few runs of rows; not with morton); both_mirrors=True
+        permutes the other mirror too. Returns True when rows moved: views and lists are then stale and the ghost plan
         is forgotten (the next ghost_get builds one); False when already in cell order
         (nothing invalidated). Local, not collective. Raises :class:`pvec.Error`
         INVALID_ARGUMENT (cell_width not positive and finite, a NaN position), NOT_SUPPORTED;
@@ -562,6 +565,8 @@ class Vector:
             f |= NeighborFlags.SORT_MORTON
         if both_mirrors:
             f |= NeighborFlags.SORT_BOTH_MIRRORS
+        if halo_first:
+            f |= NeighborFlags.SORT_HALO_FIRST
         if on_device:
             f |= int(Flags.ON_DEVICE)
         moved = ctypes.c_int()

@@ -141,6 +141,7 @@ class NeighborFlags(enum.IntFlag):
     SORT_MORTON = 1 << 6
     SORT_BOTH_MIRRORS = 1 << 7
     VERLET_HALF = 1 << 8
+    SORT_HALO_FIRST = 1 << 9
 
 
 # ---- Structs ------------------------------------------------------------------------------
@@ -449,6 +450,7 @@ _PYTHON_WORDS = [
     ("PVEC_CELLS_GHOSTS", "ghosts=True"),
     ("PVEC_SORT_MORTON", "morton=True"),
     ("PVEC_SORT_BOTH_MIRRORS", "both_mirrors=True"),
+    ("PVEC_SORT_HALO_FIRST", "halo_first=True"),
     ("PVEC_VERLET_HALF", "half=True"),
     ("call pvec_verlet_build", "call .build()"),
     ("call pvec_cell_list_build", "call .build()"),

@@ -134,6 +134,33 @@ def test_sort_keeps_values_and_puts_rows_in_cell_order(box):
     np.testing.assert_array_equal(box["id"], ids)
 
 
+def test_sort_halo_first(box):
+    before = {int(k): tuple(p) for k, p in zip(box["id"], box.pos.numpy().T)}
+    def ghost_rows():
+        box.ghost_get()
+        x = np.asarray(box.host("pos", ghosts=True))
+        return sorted(map(tuple, x[:, box.size:].T))
+
+    ghosts = ghost_rows()
+    assert box.sort(0.1, halo_first=True) is True
+    assert box.sort(0.1, halo_first=True) is False  # in halo-first order already
+    after = {int(k): tuple(p) for k, p in zip(box["id"], box.pos.numpy().T)}
+    assert after == before
+    # The particles within one ghost width of the lower x face come first.
+    lo, _ = box.subdomain()
+    x0 = box.pos.numpy()[0] - lo[0]
+    near, far = np.nonzero(x0 < box.ghost_width)[0], np.nonzero(x0 >= box.ghost_width + 0.25)[0]
+    if len(near) and len(far):
+        assert near.max() < far.min()
+    assert ghost_rows() == ghosts  # the same ghosts from the reordered rows
+    cl = box.cell_list(0.1)
+    assert not cl.sorted  # row-major cells need the indirection after a halo-first sort
+    with pytest.raises(pvec.Error) as e:
+        box.sort(0.1, halo_first=True, morton=True)
+    assert e.value.status == pvec.Status.INVALID_ARGUMENT
+    assert "halo_first=True" in str(e.value) and "morton=True" in str(e.value)
+
+
 def test_stale_lists_raise(box):
     nl = box.verlet_list(0.1, 0.02)
     cl = box.cell_list(0.1, ghosts=True)
