@@ -210,6 +210,17 @@ Columns layouts(const Model& m) {
   return c;
 }
 
+// Calls that may reallocate more than once (ghost_get, sort) bump the generation at least to
+// the model's count: take the library's, which must not be below it.
+void adopt_generation(Model& m, const char* what) {
+  uint64_t gen = 0;
+  expect(pvec_generation(m.h, &gen), PVEC_SUCCESS, "generation");
+  if (gen < m.gen)
+    die("%s: generation %llu, expected at least %llu", what, (unsigned long long)gen,
+        (unsigned long long)m.gen);
+  m.gen = gen;
+}
+
 void verify(const Model& m, const char* after) {
   int64_t n = -1, ng = -1, cap = -1;
   uint64_t gen = 0;
@@ -792,12 +803,7 @@ void op_ghost_get(Model& m, Input& in) {
     m.cap = round64(std::max(2 * m.cap, m.n + ng));
     ++m.gen;
   }
-  uint64_t gen = 0;
-  expect(pvec_generation(m.h, &gen), PVEC_SUCCESS, "generation");
-  if (gen < m.gen)
-    die("ghost_get: generation %llu, expected at least %llu", (unsigned long long)gen,
-        (unsigned long long)m.gen);
-  m.gen = gen;
+  adopt_generation(m, "ghost_get");
   m.ng = ng;
   m.plan_side = side;
   m.positions_moved = false;
@@ -850,6 +856,111 @@ void op_ghost_get(Model& m, Input& in) {
   other.resize(m.n);
   other.resize(m.n + ng, unknown);
   verify(m, "ghost_get");
+}
+
+// pvec_sort with random flags and cell widths (bad ones included). The model cannot predict
+// the permutation (that would be the sort itself), so a sort it expects to succeed is
+// followed by reading the id column of the sorted mirror back: every local row must hold the
+// id of one of the model's local rows on that side, each exactly once; the model then applies
+// that permutation to that side (and to the other with PVEC_SORT_BOTH_MIRRORS) and verify()
+// checks every column, position and ghost row against it. A second identical sort must move
+// nothing.
+void op_sort(Model& m, Input& in) {
+  const int side = in.flag();
+  const uint8_t f = in.u8();
+  const unsigned flags = (side ? PVEC_ON_DEVICE : 0u) | ((f & 1) ? PVEC_SORT_MORTON : 0u) |
+                         ((f & 2) ? PVEC_SORT_BOTH_MIRRORS : 0u) |
+                         ((f & 4) ? PVEC_SORT_HALO_FIRST : 0u) | ((f & 8) ? (1u << 20) : 0u);
+  double minL = m.L(0);
+  for (int d = 1; d < m.dim; ++d) minL = std::min(minL, m.L(d));
+  const double widths[] = {minL / 2, minL / 7,    m.gw > 0 ? m.gw : minL / 3, minL * 3, 0.0,
+                           -1.0,     std::nan("")};
+  const double w = widths[in.u8() % 7];
+  int moved = -1;
+  const pvec_status st = pvec_sort(m.h, w, flags, &moved);
+  trace("  sort side %d flags 0x%x width %g: status %d, moved %d\n", side, flags, w,
+        static_cast<int>(st), moved);
+  pvec_status want = PVEC_SUCCESS;
+  if (flags & (1u << 20))
+    want = PVEC_ERROR_INVALID_ARGUMENT;  // unknown flag
+  else if (m.dim > 3)
+    want = PVEC_ERROR_NOT_SUPPORTED;
+  else if (!(w > 0) || !std::isfinite(w))
+    want = PVEC_ERROR_INVALID_ARGUMENT;
+  else if ((flags & PVEC_SORT_MORTON) && (flags & PVEC_SORT_HALO_FIRST))
+    want = PVEC_ERROR_INVALID_ARGUMENT;
+  std::vector<Rec>& mine = side ? m.dev : m.host;
+  bool finite = true, known = true;
+  for (int64_t i = 0; i < m.n; ++i) {
+    known = known && mine[i].pos_known;
+    for (int d = 0; d < m.dim && known; ++d) finite = finite && std::isfinite(mine[i].pos[d]);
+  }
+  const int sides = (flags & PVEC_SORT_BOTH_MIRRORS) ? 2 : 1;
+  auto permuted = [&](int k) -> std::vector<Rec>& {
+    return (k == 0) == (side == 1) ? m.dev : m.host;
+  };
+  if (want == PVEC_SUCCESS && m.n >= 2 && known && !finite) want = PVEC_ERROR_INVALID_ARGUMENT;
+  if (want == PVEC_SUCCESS && m.n >= 2 && !known) {
+    // Whether a NaN stands in the way is unknown: either answer, nothing changed on refusal.
+    if (st != PVEC_SUCCESS && st != PVEC_ERROR_INVALID_ARGUMENT)
+      die("sort of unknown positions returned %d", static_cast<int>(st));
+  } else {
+    expect(st, want, "sort");
+  }
+  if (st != PVEC_SUCCESS) {
+    verify(m, "refused sort");
+    return;
+  }
+  if (moved != 0 && moved != 1) die("sort: moved = %d", moved);
+  if (moved == 1) {
+    // The permutation, from the ids: every local row on this side must have a distinct known
+    // id for it to be recovered; else the model forgets what it knew
+    // of the permuted rows.
+    std::map<int64_t, int64_t> row_of;
+    bool ids = true;
+    for (int64_t i = 0; i < m.n; ++i) {
+      const int64_t id = mine[i].src[0];
+      if (id <= 0 || row_of.count(id)) ids = false;
+      row_of[id] = i;
+    }
+    if (!ids) {
+      for (int k = 0; k < sides; ++k)
+        for (int64_t i = 0; i < m.n; ++i) {
+          Rec& r = permuted(k)[i];
+          std::fill(r.src.begin(), r.src.end(), -1);
+          r.pos_known = false;
+        }
+    } else {
+      const Columns c = layouts(m);
+      const void* idcol = side ? c.l[1].device_ptr : c.l[1].host_ptr;
+      std::vector<int64_t> from(m.n);
+      std::vector<char> taken(m.n, 0);
+      for (int64_t j = 0; j < m.n; ++j) {
+        const int64_t id = static_cast<int64_t>(read_elem(idcol, PVEC_INT64, j));
+        const auto it = row_of.find(id);
+        if (it == row_of.end() || taken[it->second])
+          die("sort: row %lld holds id %lld, not one of the local rows once", (long long)j,
+              (long long)id);
+        taken[it->second] = 1;
+        from[j] = it->second;
+      }
+      for (int k = 0; k < sides; ++k) {
+        std::vector<Rec>& recs = permuted(k);
+        std::vector<Rec> old(recs.begin(), recs.begin() + m.n);
+        for (int64_t j = 0; j < m.n; ++j) recs[j] = old[from[j]];
+      }
+    }
+    ++m.gen;
+    adopt_generation(m, "sort");
+    m.forget_plan();
+  }
+  verify(m, "sort");
+  if (want == PVEC_SUCCESS && (m.n < 2 || (known && finite))) {
+    int again = -1;
+    expect(pvec_sort(m.h, w, flags, &again), PVEC_SUCCESS, "sort again");
+    if (again != 0) die("sort: a second identical sort moved rows");
+    verify(m, "second sort");
+  }
 }
 
 void op_ghost_put(Model& m, Input& in) {
@@ -987,6 +1098,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           (long long)m.n, (long long)m.ng, (long long)m.cap);
     if (!m.h && kind != 0) {
       op_create(m, in);
+      continue;
+    }
+    if (kind == 18) {  // (18 % 16 is append's second code)
+      op_sort(m, in);
       continue;
     }
     switch (kind % 16) {

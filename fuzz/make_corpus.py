@@ -64,6 +64,18 @@ s+=op(0,12,1,0,1,0)       # ghost_get device, new plan
 s+=op(0,7,1,0,1)          # h2d all: device positions replaced
 s+=op(0,12,1,3,1)         # reuse + skip on device: refused
 seeds['skip_after_transfer']=s
+# 7: pvec_sort (kind 18): halo-first, Morton, both mirrors, on each side, bad widths and flags
+s=create(0,[(2,0,1,1),(5,1,3,1)], 0b00111000|0, 0, 2, 100)
+s+=op(0,1,80,1)+op(0,11,0,0,1)         # append, map with labels
+s+=op(0,12,0,0,1,1)                    # ghost_get (a plan the sort must forget)
+s+=op(0,18,0,4,0)+op(0,18,0,4,1)       # halo-first on the host, cell widths L/2 and L/7
+s+=op(0,12,0,1,1)                      # reuse after the sort: refused (no plan)
+s+=op(0,7,1,0,1)                       # h2d all
+s+=op(0,18,1,3,2)+op(0,18,1,1,1)       # device: Morton + both mirrors, then Morton alone
+s+=op(0,18,0,5,0)+op(0,18,0,8,0)       # Morton with halo-first; an unknown flag
+for w in (4,5,6): s+=op(0,18,0,0,w)    # widths 0, -1, NaN
+s+=op(0,10)+u16(7)+[0,0]+op(0,18,0,4,2)  # a NaN position: refused, nothing moved
+seeds['sort_orders']=s
 for k,v in seeds.items():
     open(os.path.join(out,k),'wb').write(bytes(x&255 for x in v))
 print(len(seeds))

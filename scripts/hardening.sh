@@ -6,12 +6,16 @@
 #                                   (build-asan), serial and MPI tests, any report fails;
 #                                2. the thread-safety test under ThreadSanitizer (build-tsan);
 #                                3. the libFuzzer target fuzz/fuzz_capi.cpp on the committed
-#                                   corpus plus new inputs for PVEC_FUZZ_SECONDS (default 60).
+#                                   corpus plus PVEC_FUZZ_RUNS new inputs (default 20000, about
+#                                   a minute) from PVEC_FUZZ_SEED (default 1): the same inputs
+#                                   at every run, so CI is a regression check; exploration
+#                                   (random seeds, long runs) is docs/reliability.md's.
 #   scripts/hardening.sh --gpu   compute-sanitizer memcheck and racecheck over the programs
 #                                that run CUDA code (GPU machine; build-gpu-sanitize).
 #
 # Environment: PVEC_JOBS (build jobs, default nproc), PVEC_TEST_JOBS (ctest -j, default 2),
-# PVEC_FUZZ_SECONDS, PVEC_FUZZ_FLAGS (extra fuzzer compile flags, e.g.
+# PVEC_FUZZ_RUNS, PVEC_FUZZ_SEED, PVEC_FUZZ_SECONDS (instead of the runs: a time limit, and
+# a random seed unless PVEC_FUZZ_SEED is set), PVEC_FUZZ_FLAGS (extra fuzzer compile flags, e.g.
 # -DFUZZ_CAPI_SKIP_KNOWN=1 to step around reported, unfixed faults).
 # Ends with "hardening: N passed, N failed" and exits non-zero when a step failed.
 set -euo pipefail
@@ -161,13 +165,20 @@ fuzz_capi() {
   fuzzer=$(bash fuzz/build.sh "$out" | tail -n 1) || return 1
   # New inputs go to a scratch corpus (the first directory); the committed one is only read.
   local work=$out/corpus-work
+  local budget
+  if [ -n "${PVEC_FUZZ_SECONDS:-}" ]; then
+    budget=(-max_total_time="$PVEC_FUZZ_SECONDS")
+    [ -n "${PVEC_FUZZ_SEED:-}" ] && budget+=(-seed="$PVEC_FUZZ_SEED")
+  else
+    budget=(-runs="${PVEC_FUZZ_RUNS:-20000}" -seed="${PVEC_FUZZ_SEED:-1}")
+  fi
   rm -rf "$work" && mkdir -p "$work" "$out/artifacts"
   # LeakSanitizer is off here: the fuzzer checks pvec's own accounting after every input
   # (every byte back once the vectors are destroyed), and LSan's full unwinding, needed to
   # recognise Open MPI's allocations, costs most of the speed; step 1 runs LSan.
   ASAN_OPTIONS="halt_on_error=1:detect_leaks=0:allocator_may_return_null=1" \
   UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
-    "$fuzzer" -max_total_time="${PVEC_FUZZ_SECONDS:-60}" -timeout=30 -rss_limit_mb=4096 \
+    "$fuzzer" "${budget[@]}" -timeout=30 -rss_limit_mb=4096 \
       -print_final_stats=1 -artifact_prefix="$out/artifacts/" "$work" "$root/fuzz/corpus"
 }
 

@@ -5,14 +5,15 @@
 // benchmark; --t0 changes it).
 //
 //   mpirun -np 2 ./lj_md [--cells N] [--steps S] [--equil E] [--t0 T] [--float32] [--full]
-//   [--quiet]
+//   [--sort morton|rowmajor|halo] [--quiet]
 //
 // --cells N: N^3 fcc unit cells, 4 N^3 particles (default 8). --steps: measured steps
 // (default 1000), after --equil equilibration steps (default 200: the lattice melts; its
 // energy excursion while particles first collide is not the integrator's drift).
 // --float32: positions, velocities and forces in float32 (default float64). --full: a full
-// Verlet list (every pair twice, no ghost_put) instead of a half list. --quiet: no energy
-// table.
+// Verlet list (every pair twice, no ghost_put) instead of a half list. --sort: the order of
+// the rebuilds' pvec_sort (default morton; halo: PVEC_SORT_HALO_FIRST, which speeds up the
+// ghost exchanges of the host path). --quiet: no energy table.
 //
 // Each step: half kick and drift; pvec_verlet_check (collective: did any particle move more
 // than skin/2 since the list was built?); if so a rebuild (pvec_map, pvec_sort by cells,
@@ -54,6 +55,7 @@ struct Options {
   std::int64_t cells = 8;
   int steps = 1000;
   bool f32 = false, full = false, quiet = false;
+  unsigned sort = PVEC_SORT_MORTON;  // --sort morton|rowmajor|halo: pvec_sort's order
   // Initial temperature. The fcc start at 1.44 melts and settles near T = 0.72, the standard
   // LJ liquid (as LAMMPS's LJ benchmark starts it); a start at 0.72 stays a solid near 0.39.
   double t0 = 1.44;
@@ -195,7 +197,7 @@ void Simulation<T>::initial_state() {
 template <class T>
 void Simulation<T>::rebuild() {
   CHECK(pvec_map(vec_, on_, nullptr));
-  CHECK(pvec_sort(vec_, kCutoff + kSkin, on_ | PVEC_SORT_MORTON, nullptr));
+  CHECK(pvec_sort(vec_, kCutoff + kSkin, on_ | opt_.sort, nullptr));
   CHECK(pvec_ghost_get(vec_, PVEC_NO_PROPS, 0, on_));
   if (!list_) {
     const unsigned half = opt_.full ? 0u : static_cast<unsigned>(PVEC_VERLET_HALF);
@@ -423,6 +425,16 @@ bool parse(int argc, char** argv, Options* o) {
       o->full = true;
     } else if (s == "--quiet") {
       o->quiet = true;
+    } else if (s == "--sort" && a + 1 < argc) {
+      const std::string v = argv[++a];
+      if (v == "morton")
+        o->sort = PVEC_SORT_MORTON;
+      else if (v == "rowmajor")
+        o->sort = 0;
+      else if (v == "halo")
+        o->sort = PVEC_SORT_HALO_FIRST;
+      else
+        return false;
     } else {
       return false;
     }
@@ -439,10 +451,10 @@ int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, &o)) {
     if (rank == 0)
-      std::fprintf(
-          stderr,
-          "usage: %s [--cells N] [--steps S] [--equil E] [--t0 T] [--float32] [--full] [--quiet]\n",
-          argv[0]);
+      std::fprintf(stderr,
+                   "usage: %s [--cells N] [--steps S] [--equil E] [--t0 T] [--float32] [--full]\n"
+                   "          [--sort morton|rowmajor|halo] [--quiet]\n",
+                   argv[0]);
     CHECK(pvec_finalize());
     return 2;
   }

@@ -187,6 +187,21 @@ std::string box_name(const Box& b) {
   return s.str();
 }
 
+// id -> the positions and velocities of each local row (from the device mirror: copied to
+// the host first), for checking that a sort keeps every particle's values.
+std::map<int64_t, std::vector<double>> local_values(pvec_vector_t v, int dim, bool device) {
+  if (device) to_host(v);
+  std::map<int64_t, std::vector<double>> m;
+  Column pos = column(v, PVEC_POS), id = column(v, kId), vel = column(v, kVel);
+  for (int64_t i = 0; i < n_local(v); ++i) {
+    std::vector<double> row;
+    for (int d = 0; d < dim; ++d) row.push_back(get_pos(pos, i, d));
+    for (int c = 0; c < 3; ++c) row.push_back(reinterpret_cast<float*>(vel.base)[c * vel.cap + i]);
+    m[reinterpret_cast<int64_t*>(id.base)[i]] = row;
+  }
+  return m;
+}
+
 std::vector<Box> boxes() {
   std::vector<Box> out;
   for (int dim : {1, 2, 3})
@@ -382,19 +397,7 @@ TEST_CASE("pvec_sort keeps every particle and leaves the rows in cell order", "[
         Failures f;
         pvec_vector_t v = make_box(b);
         const int64_t n = n_local(v);
-        auto record = [&](bool device) {
-          if (device) to_host(v);
-          std::map<int64_t, std::vector<double>> m;
-          Column pos = column(v, PVEC_POS), id = column(v, kId), vel = column(v, kVel);
-          for (int64_t i = 0; i < n; ++i) {
-            std::vector<double> row;
-            for (int d = 0; d < b.dim; ++d) row.push_back(get_pos(pos, i, d));
-            for (int c = 0; c < 3; ++c)
-              row.push_back(reinterpret_cast<float*>(vel.base)[c * vel.cap + i]);
-            m[reinterpret_cast<int64_t*>(id.base)[i]] = row;
-          }
-          return m;
-        };
+        auto record = [&](bool device) { return local_values(v, b.dim, device); };
         const auto before = record(false);
         const uint64_t gen = generation(v);
         int moved = -1;
@@ -439,19 +442,7 @@ TEST_CASE("pvec_sort halo-first keeps every particle and puts the halo first", "
       const int64_t n = n_local(v);
       const bool dev = p == Path::device;
       // id -> the row's values (locals); ghosts as a sorted list of (id, coordinates).
-      auto locals = [&] {
-        if (dev) to_host(v);
-        std::map<int64_t, std::vector<double>> m;
-        Column pos = column(v, PVEC_POS), id = column(v, kId), vel = column(v, kVel);
-        for (int64_t i = 0; i < n; ++i) {
-          std::vector<double> row;
-          for (int d = 0; d < b.dim; ++d) row.push_back(get_pos(pos, i, d));
-          for (int c = 0; c < 3; ++c)
-            row.push_back(reinterpret_cast<float*>(vel.base)[c * vel.cap + i]);
-          m[reinterpret_cast<int64_t*>(id.base)[i]] = row;
-        }
-        return m;
-      };
+      auto locals = [&] { return local_values(v, b.dim, dev); };
       auto ghosts = [&] {
         DIST_OK(pvec_ghost_get(v, nullptr, 0, flag));
         if (dev) to_host(v);
