@@ -29,7 +29,7 @@ mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
 export CABANA_COMM_MODES=host_host CABANA_COMM_LEAN=1
 cab_sizes=$(python3 -c "print(','.join(str(int(float(s))) for s in '$sizes'.split(',')))")
-echo "## $(date -u +%FT%TZ) $(uname -n) $(nproc) cores; rounds=$rounds sizes=$sizes ranks=$ranks"
+echo "## $(date -u +%FT%TZ) $(uname -n) $(getconf _NPROCESSORS_ONLN) cores; rounds=$rounds sizes=$sizes ranks=$ranks"
 for r in $(seq 1 "$rounds"); do
   echo "## round $r: mpirun -np $ranks $cabana $out/cab_r$r small $cab_sizes 0.1"
   mpirun -np "$ranks" -x OMP_NUM_THREADS -x CABANA_COMM_MODES -x CABANA_COMM_LEAN \
