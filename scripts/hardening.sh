@@ -8,7 +8,7 @@
 #                                3. the libFuzzer target fuzz/fuzz_capi.cpp on the committed
 #                                   corpus plus PVEC_FUZZ_RUNS new inputs (default 20000, about
 #                                   a minute) from PVEC_FUZZ_SEED (default 1): the same inputs
-#                                   at every run, so CI is a regression check; exploration
+#                                   for the same code, so CI is a regression check; exploration
 #                                   (random seeds, long runs) is docs/reliability.md's.
 #   scripts/hardening.sh --gpu   compute-sanitizer memcheck and racecheck over the programs
 #                                that run CUDA code (GPU machine; build-gpu-sanitize).
