@@ -30,10 +30,6 @@
 
 namespace pvec::impl {
 
-#if defined(__CUDACC__)
-void check_cuda(cudaError_t err, const char* what);
-#endif
-
 namespace {
 
 constexpr int32_t kShortBucket = 64;

@@ -17,10 +17,6 @@
 
 namespace pvec::impl {
 
-#if defined(__CUDACC__)
-void check_cuda(cudaError_t err, const char* what);
-#endif
-
 namespace {
 
 constexpr int kUpperBits = 16;           // bits CUB sorts: two 8-bit digit passes

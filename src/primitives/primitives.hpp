@@ -8,7 +8,17 @@
 
 #include <cstdint>
 
+#if defined(__CUDACC__)
+#include <cuda_runtime_api.h>
+#endif
+
 namespace pvec::impl {
+
+#if defined(__CUDACC__)
+// Throws Error(PVEC_ERROR_CUDA, "what: name: text") unless err is cudaSuccess (device code
+// only: the files compiled by nvcc; defined in primitives.cu).
+void check_cuda(cudaError_t err, const char* what);
+#endif
 
 // n as the int item count of a CUB call; PVEC_ERROR_NOT_SUPPORTED beyond 2^31-1.
 int as_cub_count(int64_t n);

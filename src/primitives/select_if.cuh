@@ -26,10 +26,6 @@
 
 namespace pvec::impl {
 
-#if defined(__CUDACC__)
-void check_cuda(cudaError_t err, const char* what);
-#endif
-
 template <class Load, class Keep, class V>
 int64_t select_values(const Exec& exec, int64_t n, Load load, Keep keep, V* out,
                       ScratchBuffer& tmp) {
