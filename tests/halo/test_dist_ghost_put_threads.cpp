@@ -78,24 +78,29 @@ pvec_test::Snapshot put_on(const Setup& s, pvec_reduce_op op, int threads, bool 
     const Column col = column(v, prop);
     for (int64_t c = 0; c < col.ncomp; ++c) comps.push_back({prop, c, col.dtype});
   }
+  // The host columns of each comp, fetched once (a layout query per value made this test
+  // slow under the sanitizers); ghost_put leaves them valid, and they are fetched again after.
+  std::vector<Column> cols;
+  for (const Comp& k : comps) cols.push_back(column(v, k.prop));
   Rng rng(s.seed * 7919 + static_cast<uint64_t>(rank()) * 31 + static_cast<uint64_t>(op));
   for (int64_t i = 0; i < n + g; ++i)
-    for (const Comp& k : comps) column(v, k.prop).set_bits(i, k.c, random_bits(k.t, rng));
+    for (size_t k = 0; k < comps.size(); ++k)
+      cols[k].set_bits(i, comps[k].c, random_bits(comps[k].t, rng));
   // Every rank's ghosts in rank order, then in row order: id, then each comp's bits.
   std::vector<uint64_t> table;
   const Column idc = column(v, p.id);
   for (int64_t j = n; j < n + g; ++j) {
     table.push_back(idc.bits(j, 0));
-    for (const Comp& k : comps) table.push_back(column(v, k.prop).bits(j, k.c));
+    for (size_t k = 0; k < comps.size(); ++k) table.push_back(cols[k].bits(j, comps[k].c));
   }
   const std::vector<uint64_t> rows = reference ? allgather(table) : std::vector<uint64_t>{};
   std::vector<std::vector<uint64_t>> want;
   std::map<uint64_t, int64_t> local;
   if (reference) {
     for (int64_t i = 0; i < n; ++i) local[idc.bits(i, 0)] = i;
-    for (const Comp& k : comps) {
+    for (size_t k = 0; k < comps.size(); ++k) {
       std::vector<uint64_t> col(static_cast<size_t>(n));
-      for (int64_t i = 0; i < n; ++i) col[i] = column(v, k.prop).bits(i, k.c);
+      for (int64_t i = 0; i < n; ++i) col[i] = cols[k].bits(i, comps[k].c);
       want.push_back(std::move(col));
     }
     const size_t w = comps.size() + 1;
@@ -109,10 +114,11 @@ pvec_test::Snapshot put_on(const Setup& s, pvec_reduce_op op, int threads, bool 
     }
   }
   DIST_OK(pvec_ghost_put(v, p.values.data(), static_cast<int>(p.values.size()), op, 0));
+  for (size_t k = 0; k < comps.size(); ++k) cols[k] = column(v, comps[k].prop);
   if (reference)
     for (size_t k = 0; k < comps.size(); ++k)
       for (int64_t i = 0; i < n; ++i)
-        if (column(v, comps[k].prop).bits(i, comps[k].c) != want[k][static_cast<size_t>(i)]) {
+        if (cols[k].bits(i, comps[k].c) != want[k][static_cast<size_t>(i)]) {
           f.addf("one thread: property ", comps[k].prop, " component ", comps[k].c, " of particle ",
                  i, " is not the plan-order result");
           break;

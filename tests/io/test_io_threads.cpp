@@ -14,6 +14,7 @@
 #endif
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <sys/stat.h>
@@ -41,6 +42,13 @@ std::string folder() {
   if (rank() == 0) ::mkdir(dir.c_str(), 0777);
   barrier();
   return dir;
+}
+
+// Rank 0 removes a passed test's folder (a failed one keeps it, for inspection: require
+// throws before this runs).
+void drop(const std::string& dir) {
+  barrier();
+  if (rank() == 0) std::filesystem::remove_all(dir);
 }
 
 // 3D, float64 positions, the full schema; 301 + 37 r particles with random positions, mapped.
@@ -169,6 +177,7 @@ TEST_CASE("file blocks: the same bytes at 1, 2 and 3 host threads", "[io][thread
   }
   f.require("thread counts");
   DIST_OK(pvec_vector_destroy(v));
+  drop(dir);
 }
 
 TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and 2 threads",
@@ -234,4 +243,5 @@ TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and
   force_stage_bytes_for_tests(0);
   f.require("failures");
   DIST_OK(pvec_vector_destroy(v));
+  drop(dir);
 }
