@@ -280,14 +280,6 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
       report("cell_list_atomic", order, n, t_at * 1e3,
              note("box %s, PVEC_BUCKET_SORT=atomic: %.2fx the default's time", box, t_at / t_cl),
              Json("neighbors").str("box", box).num("vs_default", t_at / t_cl));
-      // The two-level sort (opt-in until measured here), which replaces the third CUB digit
-      // pass, the offsets and the split when the keys suit it; same arrays.
-      const double t_tl = with_env("PVEC_BUCKET_SORT", "two_level", [&] {
-        return timed(reps, [&] { BENCH_PVEC(pvec_cell_list_build(cl)); });
-      });
-      report("cell_list_two_level", order, n, t_tl * 1e3,
-             note("box %s, PVEC_BUCKET_SORT=two_level: %.2fx the default's time", box, t_tl / t_cl),
-             Json("neighbors").str("box", box).num("vs_default", t_tl / t_cl));
     }
     BENCH_PVEC(pvec_cell_list_destroy(cl));
     if (g_cells_only) continue;

@@ -1,6 +1,4 @@
-// bucket_sort (bucket_sort.hpp). Device, from 2^15 items, with PVEC_BUCKET_SORT=two_level
-// (not yet the default) and keys that suit it (cell lists): two_level_sort.hpp. Otherwise, from
-// 2^15 items: a stable radix sort of (key, item)
+// bucket_sort (bucket_sort.hpp). Device, from 2^15 items: a stable radix sort of (key, item)
 // (CUB, over the bits the keys use; the caller's key pass may have written the identity it
 // sorts), then the bucket offsets in one pass over the sorted keys that writes every entry once
 // (empty buckets included; nothing zeroed or scanned): no atomics but one per run of more than
@@ -16,7 +14,6 @@
 #include "backend/for_each.cuh"
 #include "common/error.hpp"
 #include "neighbors/neighbor_dispatch.hpp"
-#include "neighbors/two_level_sort.hpp"
 #include "primitives/primitives.hpp"
 
 #include <algorithm>
@@ -248,9 +245,6 @@ const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int
 void radix_bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                        int64_t n_split, int32_t* offsets, int32_t* order, int32_t* split_offsets,
                        BucketScratch& s, const int32_t* identity) {
-  if (two_level_enabled() && two_level_bucket_sort(exec, keys, n, nb, n_split, offsets, order,
-                                                   split_offsets, s, identity) == TwoLevel::sorted)
-    return;
   const int32_t* sorted = radix_order(exec, keys, n, nb, order, s, identity);
   bucket_offsets_of_sorted(exec, sorted, n, nb, offsets, s);
   if (split_offsets != nullptr) {

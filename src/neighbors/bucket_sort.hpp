@@ -13,10 +13,9 @@ namespace pvec::impl {
 
 // The work buffers of bucket_sort, kept by its caller so that steady state allocates nothing.
 struct BucketScratch {
-  ScratchBuffer slot, tmp, keys_alt, vals_in, flag, gaps, bounds;
+  ScratchBuffer slot, tmp, keys_alt, vals_in, flag, gaps;
   void set_kind(MemKind k) {
     slot.set_kind(k);
-    bounds.set_kind(k);
     gaps.set_kind(k);
     tmp.set_kind(k);
     keys_alt.set_kind(k);
