@@ -247,11 +247,15 @@ void radix_bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t
                        BucketScratch& s, const int32_t* identity) {
   const int32_t* sorted = radix_order(exec, keys, n, nb, order, s, identity);
   bucket_offsets_of_sorted(exec, sorted, n, nb, offsets, s);
-  if (split_offsets != nullptr) {
-    const int32_t split = static_cast<int32_t>(std::min<int64_t>(n_split, n));
-    for_each(exec, nb, SortBucket{offsets, order, split_offsets, split, nullptr, false});
-    bucket_scan_in_place(exec, split_offsets, nb + 1, s.tmp);
+  if (split_offsets == nullptr) return;
+  if (n_split >= n) {  // every item is below the split: the split offsets are the offsets
+    copy_bytes(split_offsets, offsets, static_cast<size_t>(nb + 1) * sizeof(int32_t), true,
+               exec.stream);
+    return;
   }
+  const int32_t split = static_cast<int32_t>(n_split);
+  for_each(exec, nb, SortBucket{offsets, order, split_offsets, split, nullptr, false});
+  bucket_scan_in_place(exec, split_offsets, nb + 1, s.tmp);
 }
 
 void check_sizes(int64_t n, int64_t nb) {
