@@ -780,7 +780,11 @@ PVEC_API pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path, 
  *  and writes the step and time stored (step and time may be NULL; desc and schema may be
  *  NULL when not wanted). Local (every rank may call it). On error nothing is written.
  *  Errors: INVALID_ARGUMENT (path NULL, desc->struct_size too small), IO (no such file, not
- *  a complete pvec checkpoint), OUT_OF_MEMORY, NOT_SUPPORTED. Since 0.1. */
+ *  a complete pvec checkpoint, or a header no writer writes: an attribute or dataset missing,
+ *  of another type or count, a domain that is not a finite interval, an invalid property
+ *  name or extent, rank counts that are negative or do not add up, a dataset storing fewer
+ *  bytes than its shape; the message names the file and the first such field: docs/io.md),
+ *  OUT_OF_MEMORY, NOT_SUPPORTED. Since 0.1. */
 PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc* desc,
                                               pvec_schema_t* schema, int64_t* step, double* time);
 
@@ -796,8 +800,9 @@ PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc
  *  Errors: INVALID_ARGUMENT (path or out NULL, unknown flags, and the first mismatch between
  *  file and request, named: "property 'v' is vector[3] in the file, vector[2] requested",
  *  missing or extra property, dim, domain, boundary, pos dtype); DTYPE_MISMATCH (a
- *  property's dtype differs, named); IO (missing, truncated, corrupted or incomplete file:
- *  the message says which); and those of pvec_vector_create and pvec_map; NOT_SUPPORTED.
+ *  property's dtype differs, named); IO (missing, truncated, corrupted or incomplete file,
+ *  or a damaged header as for pvec_checkpoint_describe: the message says which, and the
+ *  file is checked before the request); and those of pvec_vector_create and pvec_map; NOT_SUPPORTED.
  *  Since 0.1. */
 PVEC_API pvec_status pvec_restart(const char* path, const pvec_vector_desc* desc,
                                   pvec_schema_t schema, unsigned flags, pvec_vector_t* out);

@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -466,6 +467,21 @@ void checkpoint_write(DistVector& v, const std::string& path, int64_t step, doub
 
 namespace {
 
+// A dataset of rows x ncomp elements of elem bytes must hold them all: pvec writes every
+// element, so a dataset whose storage is smaller (never written, or rewritten by another
+// program with a shape its bytes do not fill) is damaged.
+void check_storage(hid_t dset, int64_t rows, int64_t ncomp, size_t elem, const std::string& name,
+                   const std::string& path) {
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(rows, ncomp, &bytes) ||
+      __builtin_mul_overflow(bytes, static_cast<int64_t>(elem), &bytes))
+    fail(PVEC_ERROR_IO, "'", path, "': dataset ", name, " is too large to be pvec's");
+  const hsize_t stored = H5Dget_storage_size(dset);
+  if (stored < static_cast<hsize_t>(bytes))
+    fail(PVEC_ERROR_IO, "'", path, "': dataset ", name, " stores ", stored, " bytes, its ", rows,
+         " rows need ", bytes, " (never written, or damaged)");
+}
+
 // Opens and validates the root attributes and schema; file is the open file.
 CheckpointInfo read_info(hid_t file, const std::string& path) {
   CheckpointInfo info;
@@ -493,22 +509,43 @@ CheckpointInfo read_info(hid_t file, const std::string& path) {
     info.pos_dtype = PVEC_FLOAT64;
   else
     fail(PVEC_ERROR_IO, "'", path, "': attribute 'pos_dtype' is '", pd, "'");
+  // The values a writer can have written, or the file is damaged (a vector could not be made
+  // from them, and describe must not hand them out).
   get_attr(file, "domain_lo", H5T_NATIVE_DOUBLE, info.lo, dim, path);
   get_attr(file, "domain_hi", H5T_NATIVE_DOUBLE, info.hi, dim, path);
+  for (int k = 0; k < dim; ++k)
+    if (!(std::isfinite(info.lo[k]) && std::isfinite(info.hi[k]) && info.lo[k] < info.hi[k]))
+      fail(PVEC_ERROR_IO, "'", path, "': the domain along dimension ", k, " is [", info.lo[k], ", ",
+           info.hi[k], "], not a finite interval (damaged file?)");
   int64_t bc[PVEC_MAX_DIM];
   get_attr(file, "boundary", H5T_NATIVE_INT64, bc, dim, path);
-  for (int k = 0; k < dim; ++k) info.boundary[k] = static_cast<int>(bc[k]);
+  for (int k = 0; k < dim; ++k) {
+    if (bc[k] != PVEC_NON_PERIODIC && bc[k] != PVEC_PERIODIC)
+      fail(PVEC_ERROR_IO, "'", path, "': attribute 'boundary' of dimension ", k, " is ", bc[k],
+           ", neither 0 (non-periodic) nor 1 (periodic)");
+    info.boundary[k] = static_cast<int>(bc[k]);
+  }
   get_attr(file, "ghost_width", H5T_NATIVE_DOUBLE, &info.ghost_width, 1, path);
+  if (!(std::isfinite(info.ghost_width) && info.ghost_width >= 0))
+    fail(PVEC_ERROR_IO, "'", path, "': attribute 'ghost_width' is ", info.ghost_width);
   info.step = get_i64(file, "step", path);
   get_attr(file, "time", H5T_NATIVE_DOUBLE, &info.time, 1, path);
+  if (!std::isfinite(info.time))
+    fail(PVEC_ERROR_IO, "'", path, "': attribute 'time' is ", info.time, ", not finite");
   info.n_global = get_i64(file, "n_global", path);
-  info.n_ranks = static_cast<int>(get_i64(file, "n_ranks", path));
-  if (info.n_global < 0 || info.n_ranks < 1)
-    fail(PVEC_ERROR_IO, "'", path, "': n_global ", info.n_global, " or n_ranks ", info.n_ranks,
+  const int64_t n_ranks = get_i64(file, "n_ranks", path);
+  if (info.n_global < 0 || n_ranks < 1 || n_ranks > std::numeric_limits<int>::max())
+    fail(PVEC_ERROR_IO, "'", path, "': n_global ", info.n_global, " or n_ranks ", n_ranks,
          " is invalid");
+  info.n_ranks = static_cast<int>(n_ranks);
   const hssize_t np = attr_count(file, "property_names", path);
   const std::vector<std::string> names = get_strings(file, "property_names", np, path);
+  std::set<std::string> seen;
   for (const std::string& name : names) {
+    // Names a schema can hold (Schema::add's rules), each once.
+    if (name.empty() || name.size() > PVEC_MAX_NAME || name == "pos" || !seen.insert(name).second)
+      fail(PVEC_ERROR_IO, "'", path, "': attribute 'property_names' holds '", name,
+           "', which is empty, too long, reserved or repeated (damaged file?)");
     const std::string ds = "/properties/" + name;
     if (H5Lexists(file, "properties", H5P_DEFAULT) <= 0 ||
         H5Lexists(file, ds.c_str(), H5P_DEFAULT) <= 0)
@@ -534,9 +571,18 @@ CheckpointInfo read_info(hid_t file, const std::string& path) {
     p.rank = nd - 1;
     p.ncomp = 1;
     for (int k = 0; k < p.rank; ++k) {
-      p.extents[k] = static_cast<int64_t>(dims[k + 1]);
-      p.ncomp *= p.extents[k];
+      // Extents a schema can hold: >= 1, and a row of 64 particles addressable in bytes.
+      const hsize_t e = dims[k + 1];
+      int64_t next = 0;
+      if (e < 1 || e > static_cast<hsize_t>(std::numeric_limits<int64_t>::max()) ||
+          __builtin_mul_overflow(p.ncomp, static_cast<int64_t>(e), &next) ||
+          next > std::numeric_limits<int64_t>::max() / 64 / static_cast<int64_t>(p.elem_size))
+        fail(PVEC_ERROR_IO, "'", path, "': dataset ", ds, " has a component extent of ", e,
+             ", which no property can have");
+      p.extents[k] = static_cast<int64_t>(e);
+      p.ncomp = next;
     }
+    check_storage(d, info.n_global, p.ncomp, p.elem_size, ds, path);
     info.props.push_back(p);
   }
   // Positions.
@@ -552,6 +598,7 @@ CheckpointInfo read_info(hid_t file, const std::string& path) {
       dtype_of(t) != info.pos_dtype)
     fail(PVEC_ERROR_IO, "'", path, "': dataset /positions is not ", info.n_global, " x ", dim, " ",
          pd);
+  check_storage(d, info.n_global, dim, info.pos_dtype == PVEC_FLOAT32 ? 4 : 8, "/positions", path);
   // Per-rank counts, which must add up.
   H5 rc(H5Lexists(file, "rank_counts", H5P_DEFAULT) > 0 ? H5Dopen2(file, "rank_counts", H5P_DEFAULT)
                                                         : -1,
@@ -565,7 +612,10 @@ CheckpointInfo read_info(hid_t file, const std::string& path) {
   if (H5Dread(rc, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, counts.data()) < 0)
     fail_h5(path, "cannot read /rank_counts");
   int64_t sum = 0;
-  for (int64_t c : counts) sum += c;
+  for (int64_t c : counts)
+    if (c < 0 || __builtin_add_overflow(sum, c, &sum))
+      fail(PVEC_ERROR_IO, "'", path, "': /rank_counts holds ", c,
+           ", which no rank can have written (or the counts overflow)");
   if (sum != info.n_global)
     fail(PVEC_ERROR_IO, "'", path, "': /rank_counts adds up to ", sum, ", n_global is ",
          info.n_global);

@@ -12,6 +12,14 @@ else()
   # Without parallel HDF5 only the NOT_SUPPORTED case runs; the header is not needed.
   target_compile_definitions(io_checkpoint PRIVATE PVEC_TEST_NO_HDF5=1)
 endif()
+if(PVEC_HAVE_HDF5)
+  # Damaged checkpoints, structure-aware: every header attribute and dataset rewritten with the
+  # HDF5 C library, alone and in 300 random combinations (the reader's fuzz test).
+  pvec_add_test(io_damaged SOURCES ${_here}/test_io_damaged.cpp RANKS 1 3 LABELS io
+                LIBS ${_dist_libs})
+  target_compile_definitions(io_damaged PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+  target_link_libraries(io_damaged PRIVATE pvec_hdf5)
+endif()
 pvec_add_test(io_vtk SOURCES ${_here}/test_io_vtk.cpp RANKS 1 2 3 LABELS io LIBS ${_dist_libs})
 target_compile_definitions(io_vtk PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
 
