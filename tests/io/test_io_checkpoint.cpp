@@ -322,15 +322,6 @@ void expect_restart_fails(const std::string& path, const pvec_vector_desc& d, pv
   if (out != reinterpret_cast<pvec_vector_t>(0x1234)) f.add("out was written");
 }
 
-std::vector<char> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-void write_all(const std::string& path, const std::vector<char>& b) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(b.data(), static_cast<std::streamsize>(b.size()));
-}
-
 }  // namespace
 
 TEST_CASE("restart validates the request and names the first mismatch", "[io][errors]") {

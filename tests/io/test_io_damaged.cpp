@@ -312,16 +312,6 @@ Good read_good(const std::string& path) {
   return g;
 }
 
-std::vector<char> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-void write_all(const std::string& path, const std::vector<char>& b) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(b.data(), static_cast<std::streamsize>(b.size()));
-}
-
 // Both calls on the edited file `copy`; what they must give.
 void check_file(const std::string& copy, const std::string& what, bool damages,
                 const pvec_vector_desc& good_desc, pvec_schema_t good_schema, int64_t n_global,

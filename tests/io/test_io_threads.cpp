@@ -27,11 +27,6 @@ using pvec::impl::io::force_stage_bytes_for_tests;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 bool exists(const std::string& path) { return static_cast<bool>(std::ifstream(path)); }
 
 // Every rank names rank 0's folder.

@@ -8,6 +8,8 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 namespace dist {
@@ -580,6 +582,21 @@ bool mentions_number(const std::string& text, int64_t n) {
     if (left && right) return true;
   }
   return false;
+}
+
+std::vector<char> read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<char>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+void write_all(const std::string& path, const std::vector<char>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string slurp(const std::string& path) {
+  const std::vector<char> b = read_all(path);
+  return std::string(b.begin(), b.end());
 }
 
 }  // namespace dist

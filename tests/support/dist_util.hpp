@@ -123,6 +123,12 @@ inline unsigned flag_of(Path p) {
 }
 inline const char* name_of(Path p) { return p == Path::device ? "device" : "host"; }
 
+// ---- Files -------------------------------------------------------------------------------
+
+std::vector<char> read_all(const std::string& path);  // a file's bytes (none when absent)
+void write_all(const std::string& path, const std::vector<char>& bytes);  // created or replaced
+std::string slurp(const std::string& path);                               // read_all as text
+
 // ---- The full schema ---------------------------------------------------------------------
 
 // Every dtype and every tensor rank. "id" (int64) identifies a particle; every other value is
