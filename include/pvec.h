@@ -802,8 +802,8 @@ PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc
  *  missing or extra property, dim, domain, boundary, pos dtype); DTYPE_MISMATCH (a
  *  property's dtype differs, named); IO (missing, truncated, corrupted or incomplete file,
  *  or a damaged header as for pvec_checkpoint_describe: the message says which, and the
- *  file is checked before the request); and those of pvec_vector_create and pvec_map; NOT_SUPPORTED.
- *  Since 0.1. */
+ *  file is checked before the request); and those of pvec_vector_create and pvec_map;
+ *  NOT_SUPPORTED. Since 0.1. */
 PVEC_API pvec_status pvec_restart(const char* path, const pvec_vector_desc* desc,
                                   pvec_schema_t schema, unsigned flags, pvec_vector_t* out);
 
