@@ -141,10 +141,22 @@ struct EntryPositions {
   int64_t cap;
   T* xs;
   int64_t n;
+  // Also the reference positions of moved_too_far (x0[d * n_local + j] for local rows j), where
+  // the locals are in cell order: their entries then come in increasing row order, so these
+  // stores stream too, and the copy of the positions they replace is saved.
+  T* x0 = nullptr;
+  int64_t n_local = 0;
   PVEC_HD void operator()(int64_t e) const {
     const int32_t j = rows[e];
+    T v[DIM];
     PVEC_UNROLL
-    for (int d = 0; d < DIM; ++d) xs[d * n + e] = pos[d * cap + j];
+    for (int d = 0; d < DIM; ++d) v[d] = pos[d * cap + j];
+    PVEC_UNROLL
+    for (int d = 0; d < DIM; ++d) xs[d * n + e] = v[d];
+    if (x0 != nullptr && j < n_local) {
+      PVEC_UNROLL
+      for (int d = 0; d < DIM; ++d) x0[d * n_local + j] = v[d];
+    }
   }
 };
 
@@ -208,11 +220,12 @@ bool one_pass_allowed() {
 // eighth more, and 8, so that a few more neighbours still fit), or 0 (no one-pass build) when
 // that room would hold more than four times the list's entries (very uneven counts; a half
 // list's largest count is about three times its mean) or more than half of the device memory
-// free now (the rows are a cache of speed, not worth crowding the user's own allocations).
+// free now (the rows are a cache of speed, not worth crowding the user's own allocations), or
+// when 32 rows of it reach 2^31 entries (the compaction keeps their starts in 32 bits).
 int64_t next_stride(int64_t most, int64_t total, int64_t n, size_t held) {
   if (n <= 0 || most <= 0) return 0;
   const int64_t room = (most + most / 8 + 8 + 7) / 8 * 8;
-  if (room > INT32_MAX / 2 || room * n > 4 * total + 16 * n) return 0;
+  if (room > INT32_MAX / 32 || room * n > 4 * total + 16 * n) return 0;
   const size_t bytes = static_cast<size_t>(room * n) * sizeof(int32_t);
   return bytes <= held || bytes - held <= device_free_bytes() / 2 ? room : 0;
 }
@@ -294,10 +307,20 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
 #endif
       const T* xs = nullptr;
       int32_t* order = nullptr;
+      // The reference positions of moved_too_far: written by the entry pass where the locals
+      // are in cell order, else copied after the build.
+      T* x0 = x0_.ensure_as<T>(std::max<int64_t>(n, 1) * DIM);
+      bool x0_written = false;
       if (warp != kCutNone) {
         const int64_t ne = std::max<int64_t>(g.n_entries, 1);
         T* buf = xs_.ensure_as<T>(ne * DIM);
-        for_each(ex, g.n_entries, EntryPositions<T, DIM>{g.cell_particles, x, cap, buf, ne});
+        EntryPositions<T, DIM> ep{g.cell_particles, x, cap, buf, ne};
+        if (g.sorted) {
+          ep.x0 = x0;
+          ep.n_local = n;
+          x0_written = true;
+        }
+        for_each(ex, g.n_entries, ep);
         xs = buf;
       } else if (!g.sorted) {
         order = order_.ensure_as<int32_t>(std::max<int64_t>(n, 1));
@@ -352,9 +375,7 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
         run(std::false_type{});
       stride_ = warp != kCutNone ? next_stride(most, total, n, pad_.bytes()) : 0;
       if (stride_ == 0 || !one_pass_allowed()) pad_.release();
-      // The reference positions of moved_too_far.
-      T* x0 = x0_.ensure_as<T>(std::max<int64_t>(n, 1) * DIM);
-      if (n > 0)
+      if (n > 0 && !x0_written)
         copy_2d(x0, n * sizeof(T), x, cap * sizeof(T), n * sizeof(T), DIM, ex.on_device, ex.stream);
     });
   });

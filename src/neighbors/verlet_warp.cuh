@@ -235,30 +235,50 @@ void verlet_warp_pass(const VerletPass<T, DIM, HALF, FILL>& p, int cut, void* st
 }
 
 // The CSR arrays from padded rows: row i's offsets[i + 1] - offsets[i] entries from pad + i *
-// stride to nbr + offsets[i]. kCompactLanes lanes per row, each with kCompactUnroll loads in
-// flight, so that the copy streams (every row's entries are contiguous at both ends).
-constexpr int kCompactLanes = 16, kCompactUnroll = 4;
+// stride to nbr + offsets[i]. One warp per 32 consecutive rows, whose entries are one
+// contiguous range of nbr: each lane holds the start of one row (relative to the range), and
+// the warp copies the range 32 x kCompactUnroll entries at a time, each lane finding the row
+// of its entry by a binary search over the lanes' starts (shuffles), so that the stores are
+// whole lines and the loads runs of a row's length, whatever the rows' lengths (a half list's
+// ~25 entries left most lanes of a lane group per row idle). The caller guarantees 32 x stride
+// < 2^31 (next_stride), so the starts fit 32 bits.
+constexpr int kCompactUnroll = 4;
 
-__global__ void compact_rows_kernel(const int32_t* pad, int64_t stride, const int64_t* offsets,
-                                    int32_t* nbr, int64_t n) {
-  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t i = t / kCompactLanes;
-  if (i >= n) return;
-  const int g = static_cast<int>(t % kCompactLanes);
-  const int64_t b = offsets[i], len = offsets[i + 1] - b;
-  const int32_t* src = pad + i * stride;
-  int32_t* dst = nbr + b;
-  for (int64_t k0 = 0; k0 < len; k0 += kCompactLanes * kCompactUnroll) {
+__global__ void compact_rows_kernel(const int32_t* __restrict__ pad, int64_t stride,
+                                    const int64_t* __restrict__ offsets, int32_t* __restrict__ nbr,
+                                    int64_t n) {
+  const int64_t r0 = ((static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) >> 5) * 32;
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  if (r0 >= n) return;  // the whole warp leaves together
+  const int rows = n - r0 < 32 ? static_cast<int>(n - r0) : 32;
+  const int64_t base = offsets[r0];
+  // Start of row r0 + lane relative to base (past the last row: the range's end, so that
+  // the search never picks a lane beyond it).
+  const int64_t end = offsets[r0 + rows];
+  const int32_t start = static_cast<int32_t>((lane < rows ? offsets[r0 + lane] : end) - base);
+  const int32_t total = static_cast<int32_t>(end - base);
+  const int32_t* src0 = pad + r0 * stride;
+  int32_t* dst = nbr + base;
+  for (int32_t q0 = 0; q0 < total; q0 += 32 * kCompactUnroll) {
     int32_t v[kCompactUnroll];
 #pragma unroll
     for (int u = 0; u < kCompactUnroll; ++u) {
-      const int64_t k = k0 + u * kCompactLanes + g;
-      v[u] = k < len ? __ldg(src + k) : 0;
+      const int32_t q = q0 + u * 32 + lane;
+      // The last lane whose start is <= q: the row holding entry q (empty rows share their
+      // start with the next row, which is found instead).
+      int r = 0;
+#pragma unroll
+      for (int step = 16; step > 0; step >>= 1) {
+        const int32_t s = __shfl_sync(0xffffffffu, start, r + step);
+        if (s <= q) r += step;
+      }
+      const int32_t sr = __shfl_sync(0xffffffffu, start, r);
+      v[u] = q < total ? __ldg(src0 + static_cast<int64_t>(r) * stride + (q - sr)) : 0;
     }
 #pragma unroll
     for (int u = 0; u < kCompactUnroll; ++u) {
-      const int64_t k = k0 + u * kCompactLanes + g;
-      if (k < len) dst[k] = v[u];
+      const int32_t q = q0 + u * 32 + lane;
+      if (q < total) dst[q] = v[u];
     }
   }
 }
@@ -267,7 +287,7 @@ inline void compact_rows(const int32_t* pad, int64_t stride, const int64_t* offs
                          int64_t n, void* stream) {
   if (n <= 0) return;
   constexpr int kThreads = 256;
-  const int64_t threads = n * kCompactLanes;
+  const int64_t threads = (n + 31) / 32 * 32;
   const unsigned blocks = static_cast<unsigned>((threads + kThreads - 1) / kThreads);
   compact_rows_kernel<<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(pad, stride,
                                                                                   offsets, nbr, n);

@@ -352,41 +352,53 @@ TEST_CASE("cell lists hold every row once, in its cell, deterministically", "[ne
 
 TEST_CASE("pvec_verlet_check is true exactly when a particle moved more than skin/2",
           "[neighbors]") {
-  for (Path p : {Path::host, Path::device}) {
-    INFO(name_of(p) << " path");
-    Box b;
-    pvec_vector_t v = make_box(b);
-    const double skin = 0.04;
-    pvec_verlet_t l = nullptr;
-    DIST_OK(pvec_verlet_create(v, 0.1, skin, 1, flag_of(p), &l));
-    int rebuild = -1;
-    DIST_OK(pvec_verlet_check(l, &rebuild));
-    DIST_REQUIRE(rebuild == 0);
-    Column pos = column(v, PVEC_POS);
-    const double x0 = get_pos(pos, 0, 1);
-    for (double move : {0.45 * skin, 0.55 * skin}) {
-      if (rank() == size() - 1 && n_local(v) > 0) set_pos(pos, 0, 1, x0 + move);
-      if (p == Path::device) DIST_OK(pvec_host_to_device(v, nullptr, 0));
+  // Unsorted rows, and rows in cell order (whose reference positions the device build writes
+  // in its entry pass rather than copying them): the first, a middle and the last row move.
+  for (bool sorted : {false, true})
+    for (Path p : {Path::host, Path::device}) {
+      INFO(name_of(p) << " path, " << (sorted ? "sorted" : "unsorted") << " rows");
+      Box b;
+      pvec_vector_t v = make_box(b);
+      const double skin = 0.04;
+      if (sorted) {
+        DIST_OK(pvec_sort(v, 0.1 + skin, flag_of(p) | PVEC_SORT_BOTH_MIRRORS, nullptr));
+        DIST_OK(pvec_ghost_get(v, nullptr, 0, 0));  // the plan the host calls below replay
+        if (p == Path::device) DIST_OK(pvec_host_to_device(v, nullptr, 0));
+      }
+      pvec_verlet_t l = nullptr;
+      DIST_OK(pvec_verlet_create(v, 0.1, skin, 1, flag_of(p), &l));
+      int rebuild = -1;
       DIST_OK(pvec_verlet_check(l, &rebuild));
-      INFO("moved by " << move / skin << " skin");
-      DIST_REQUIRE(rebuild == (move > skin / 2 ? 1 : 0));
+      DIST_REQUIRE(rebuild == 0);
+      Column pos = column(v, PVEC_POS);
+      const int64_t n = n_local(v);
+      for (int64_t row : {int64_t{0}, n / 2, n - 1}) {
+        const bool mine = rank() == size() - 1 && n > 0;
+        const double x0 = mine ? get_pos(pos, row, 1) : 0;
+        for (double move : {0.45 * skin, 0.55 * skin, 0.0}) {
+          if (mine) set_pos(pos, row, 1, x0 + move);
+          if (p == Path::device) DIST_OK(pvec_host_to_device(v, nullptr, 0));
+          DIST_OK(pvec_verlet_check(l, &rebuild));
+          INFO("row " << row << " moved by " << move / skin << " skin");
+          DIST_REQUIRE(rebuild == (move > skin / 2 ? 1 : 0));
+        }
+      }
+      // A replayed ghost_get keeps the rows: the list stays usable. A new plan does not.
+      DIST_OK(pvec_ghost_get(v, nullptr, 0, PVEC_GHOST_REUSE_PLAN));
+      pvec_verlet_info info = PVEC_VERLET_INFO_INIT;
+      DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_SUCCESS);
+      DIST_OK(pvec_ghost_get(v, nullptr, 0, 0));
+      DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_ERROR_STATE);
+      DIST_REQUIRE(std::string(pvec_last_error()).find("stale") != std::string::npos);
+      DIST_OK(pvec_verlet_check(l, &rebuild));
+      DIST_REQUIRE(rebuild == 1);
+      DIST_OK(pvec_verlet_build(l));
+      DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_SUCCESS);
+      DIST_OK(pvec_map(v, 0, nullptr));
+      DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_ERROR_STATE);
+      DIST_OK(pvec_verlet_destroy(l));
+      DIST_OK(pvec_vector_destroy(v));
     }
-    // A replayed ghost_get keeps the rows: the list stays usable. A new plan does not.
-    DIST_OK(pvec_ghost_get(v, nullptr, 0, PVEC_GHOST_REUSE_PLAN));
-    pvec_verlet_info info = PVEC_VERLET_INFO_INIT;
-    DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_SUCCESS);
-    DIST_OK(pvec_ghost_get(v, nullptr, 0, 0));
-    DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_ERROR_STATE);
-    DIST_REQUIRE(std::string(pvec_last_error()).find("stale") != std::string::npos);
-    DIST_OK(pvec_verlet_check(l, &rebuild));
-    DIST_REQUIRE(rebuild == 1);
-    DIST_OK(pvec_verlet_build(l));
-    DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_SUCCESS);
-    DIST_OK(pvec_map(v, 0, nullptr));
-    DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_ERROR_STATE);
-    DIST_OK(pvec_verlet_destroy(l));
-    DIST_OK(pvec_vector_destroy(v));
-  }
 }
 
 TEST_CASE("pvec_sort keeps every particle and leaves the rows in cell order", "[neighbors]") {
@@ -407,6 +419,36 @@ TEST_CASE("pvec_sort keeps every particle and leaves the rows in cell order", "[
         if (record(p == Path::device) != before) f.add("a particle's values changed");
         DIST_OK(pvec_sort(v, 0.1, flag_of(p) | order, &moved));
         if (moved != 0) f.add("a second sort moved rows");
+        if (order && b.dim > 1) {
+          // The rows follow the Z-order curve of the cells: the cell coordinates (from the
+          // grid of a cell list of the same width) interleaved bit by bit here, dimension 0
+          // most significant, are non-decreasing.
+          pvec_cell_list_t cl = nullptr;
+          DIST_OK(pvec_cell_list_create(v, 0.1, 1, 0, &cl));
+          pvec_cell_list_info info = PVEC_CELL_LIST_INFO_INIT;
+          DIST_OK(pvec_cell_list_get(cl, &info));
+          int bits = 0;
+          for (int d = 0; d < b.dim; ++d)
+            while ((int64_t{1} << bits) < info.dims[d]) ++bits;
+          Column pos = column(v, PVEC_POS);
+          uint64_t last = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            int64_t c[3] = {0, 0, 0};
+            for (int d = 0; d < b.dim; ++d) {
+              const double q = (get_pos(pos, i, d) - info.origin[d]) * info.inv_width[d];
+              c[d] = !(q >= 0) ? 0 : (q >= double(info.dims[d]) ? info.dims[d] - 1 : int64_t(q));
+            }
+            uint64_t key = 0;
+            for (int k = bits - 1; k >= 0; --k)
+              for (int d = 0; d < b.dim; ++d) key = (key << 1) | ((c[d] >> k) & 1);
+            if (i > 0 && key < last) {
+              f.addf("row ", i, " has Morton key ", key, " after ", last);
+              break;
+            }
+            last = key;
+          }
+          DIST_OK(pvec_cell_list_destroy(cl));
+        }
         if (!order) {
           pvec_cell_list_t cl = nullptr;
           DIST_OK(pvec_ghost_get(v, nullptr, 0, flag_of(p)));
