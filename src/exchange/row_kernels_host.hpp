@@ -19,6 +19,26 @@
 
 namespace pvec::impl {
 
+// Entries grouped in runs of consecutive sources (a ghost plan's, halo/plan_runs.hpp): run q is
+// the entries [at[q], at[q + 1]), with sources src[at[q]] + 0, 1, ...; at[n] is the number of
+// entries. None (n = 0): the kernels gather entry by entry.
+struct EntryRuns {
+  const int64_t* at = nullptr;
+  int64_t n = 0;
+  // The run that holds entry j.
+  int64_t run_of(int64_t j) const {
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+      const int64_t mid = lo + (hi - lo + 1) / 2;
+      if (at[mid] <= j)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    return lo;
+  }
+};
+
 namespace detail {
 
 // How many entries ahead the pack asks for its source lines (a prefetch). A run's sources are
@@ -67,9 +87,44 @@ void pack_component(const RowTable& t, int f, const Slot& slot0, const I* src, c
   }
 }
 
+// pack_component over runs (EntryRuns): the entries [a, b) of one peer, run by run, each run a
+// contiguous stretch of the column copied to a contiguous stretch of the block or ghost rows.
+// Shifted position components add each entry's own shift (a run may span several).
+template <class W, class P, class I>
+void pack_component_runs(const RowTable& t, int f, const Slot& slot0, const I* src,
+                         const int32_t* shift, const EntryRuns& runs, int64_t a, int64_t b) {
+  const W* from = reinterpret_cast<const W*>(t.row[f]);
+  W* to = reinterpret_cast<W*>(slot0.direct ? t.at(f, slot0.row)
+                                            : t.in_block(f, slot0.block, slot0.k, slot0.local)) -
+          a;
+  const int d = t.shift[f];
+  const bool shifted = sizeof(W) == sizeof(P) && d >= 0 && shift != nullptr;
+  const double step = t.step[f];
+  for (int64_t q = runs.run_of(a), j0 = a; j0 < b; ++q) {
+    const int64_t j1 = runs.at[q + 1] < b ? runs.at[q + 1] : b;
+    const W* s = from + (src[j0] - j0);  // entry j's source is s[j] within the run
+    if (!shifted) {
+      for (int64_t j = j0; j < j1; ++j) to[j] = s[j];
+    } else {
+      for (int64_t j = j0; j < j1; ++j) {
+        W v = s[j];
+        const int sc = static_cast<int8_t>((static_cast<uint32_t>(shift[j]) >> (8 * d)) & 0xffu);
+        if (sc != 0) {  // as copy_row_of
+          P x;
+          std::memcpy(&x, &v, sizeof x);
+          x = x + static_cast<P>(sc * step);
+          std::memcpy(&v, &x, sizeof x);
+        }
+        to[j] = v;
+      }
+    }
+    j0 = j1;
+  }
+}
+
 template <class W, class P, class I>
 void pack_rows_host_of(const RowTable& t, const BlockIndex& at, char* buf, const I* src,
-                       const int32_t* shift, int64_t n) {
+                       const int32_t* shift, const EntryRuns& runs, int64_t n) {
   host_for_ranges(
       n,
       [&](int64_t b, int64_t e) {
@@ -78,7 +133,12 @@ void pack_rows_host_of(const RowTable& t, const BlockIndex& at, char* buf, const
           const int64_t end = at.peer != nullptr ? at.first[r] + at.count[r] : e;
           const int64_t stop = end < e ? end : e;
           const Slot slot0 = at.slot(a, buf);
-          for (int f = 0; f < t.n; ++f) pack_component<W, P>(t, f, slot0, src, shift, a, stop);
+          for (int f = 0; f < t.n; ++f) {
+            if (runs.n > 0)
+              pack_component_runs<W, P>(t, f, slot0, src, shift, runs, a, stop);
+            else
+              pack_component<W, P>(t, f, slot0, src, shift, a, stop);
+          }
           a = stop;
         }
       },
@@ -87,17 +147,20 @@ void pack_rows_host_of(const RowTable& t, const BlockIndex& at, char* buf, const
 
 }  // namespace detail
 
-// PackRows{t, at, buf, src, shift} for entries [0, n), on the host.
+// PackRows{t, at, buf, src, shift} for entries [0, n), on the host; by runs of consecutive
+// sources where runs are given (same bytes).
 template <class P>
 void pack_rows_host(const RowTable& t, const BlockIndex& at, char* buf, IndexList src,
-                    const int32_t* shift, int64_t n) {
+                    const int32_t* shift, int64_t n, const EntryRuns& runs = EntryRuns{}) {
   if (n <= 0 || t.n == 0) return;
   auto run = [&](auto w) {
     using W = decltype(w);
     if (src.narrow)
-      detail::pack_rows_host_of<W, P>(t, at, buf, static_cast<const int32_t*>(src.data), shift, n);
+      detail::pack_rows_host_of<W, P>(t, at, buf, static_cast<const int32_t*>(src.data), shift,
+                                      runs, n);
     else
-      detail::pack_rows_host_of<W, P>(t, at, buf, static_cast<const int64_t*>(src.data), shift, n);
+      detail::pack_rows_host_of<W, P>(t, at, buf, static_cast<const int64_t*>(src.data), shift,
+                                      runs, n);
   };
   if (t.wide)
     run(uint64_t{});

@@ -21,6 +21,7 @@
 #include "halo/ghost_plan_host.hpp"
 #include "halo/near_passes.cuh"
 #include "halo/plan_index.cuh"
+#include "halo/plan_runs.hpp"
 #include "primitives/primitives.hpp"
 #include "primitives/select_if.cuh"
 
@@ -37,6 +38,8 @@ namespace {
 
 // Tests: the host builds its plans with the device path's passes (force_generic_ghost_plan).
 bool g_generic_plan = false;
+// Tests: runs forced on (1) or off (0) in the host row kernels (force_plan_runs).
+int g_plan_runs = -1;
 
 // GhostCandidates of this rank for positions pos, without output arrays.
 template <class T, int DIM>
@@ -241,6 +244,9 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
           plan->send_first[r] = bounds[r];
           plan->send_counts[r] = bounds[r + 1] - bounds[r];
         }
+        plan->n_send = total;
+        plan->n_runs = 0;
+        if (!ex.on_device) make_plan_runs(*plan);
       });
     });
   } catch (...) {
@@ -248,7 +254,6 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
     halo.plan = std::move(plan);
     throw;
   }
-  plan->n_send = total;
   ctx.comm.exchange_counts(plan->send_counts, plan->recv_counts);
   plan->recv_first.assign(P, 0);
   plan->n_recv = 0;
@@ -349,7 +354,7 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
       if (ex.on_device)
         for_each(ex, plan.n_send, PackRows<T>{table, at, sendbuf, plan.sources(), shift});
       else  // the same copies, a column at a time (exchange/row_kernels_host.hpp)
-        pack_rows_host<T>(table, at, sendbuf, plan.sources(), shift, plan.n_send);
+        pack_rows_host<T>(table, at, sendbuf, plan.sources(), shift, plan.n_send, runs_of(plan));
     }
   });
   ps.sync_stream();  // queued kernels belong to the compute time
@@ -387,6 +392,8 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
 }  // namespace
 
 void force_generic_ghost_plan(bool on) { g_generic_plan = on; }
+void force_plan_runs(int mode) { g_plan_runs = mode < 0 ? -1 : (mode > 0 ? 1 : 0); }
+int forced_plan_runs() { return g_plan_runs; }
 void force_ghost_piece_rows(int64_t rows) { g_piece_rows = rows > 0 ? rows : kPieceRows; }
 
 void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsigned flags) {

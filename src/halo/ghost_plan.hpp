@@ -21,8 +21,12 @@ struct GhostPlan {
   // the host ghost_put relies on it (halo/ghost_put_host.hpp).
   ScratchBuffer src;
   bool narrow_src = false;
-  ScratchBuffer peer;                // int32 destination rank per entry (unused with one rank)
-  ScratchBuffer shift;               // int32 packed periodic shift per entry
+  ScratchBuffer peer;   // int32 destination rank per entry (unused with one rank)
+  ScratchBuffer shift;  // int32 packed periodic shift per entry
+  // Host plans: the entries as runs of consecutive sources, int64 starts plus the end
+  // (halo/plan_runs.hpp); n_runs = 0 on device plans.
+  ScratchBuffer runs;
+  int64_t n_runs = 0;
   std::vector<int64_t> send_counts;  // entries per destination
   std::vector<int64_t> send_first;   // first entry of each destination
   std::vector<int64_t> recv_counts;  // ghosts from each source

@@ -26,7 +26,9 @@
 #include "common/index_list.hpp"
 #include "exchange/block_index.cuh"
 #include "exchange/message_layout.hpp"
+#include "exchange/row_kernels_host.hpp"
 #include "halo/ghost_plan.hpp"
+#include "halo/plan_runs.hpp"
 #include "halo/reduce_column.cuh"
 #include "particles/particle_set.hpp"
 
@@ -87,17 +89,42 @@ void reduce_run(T* dst, const T* val, const I* src, int64_t lo, int64_t hi) {
   }
 }
 
+// The same by runs of consecutive sources (EntryRuns, halo/plan_runs.hpp): each run combines
+// a contiguous stretch of values into a contiguous stretch of the row. A row appears once per
+// run, so every element still receives its contributions in entry order.
+template <int OP, class T, class I>
+void reduce_runs(T* dst, const T* val, const I* src, const EntryRuns& runs, int64_t lo,
+                 int64_t hi) {
+  const T* v = val - lo;
+  for (int64_t q = runs.run_of(lo), j0 = lo; j0 < hi; ++q) {
+    const int64_t j1 = runs.at[q + 1] < hi ? runs.at[q + 1] : hi;
+    T* d = dst + (static_cast<int64_t>(src[j0]) - j0);  // entry j's row is d[j] within the run
+    for (int64_t j = j0; j < j1; ++j) d[j] = combined(d[j], v[j], OP);
+    j0 = j1;
+  }
+}
+
+template <int OP, class T, class I>
+void reduce_entries(T* dst, const T* val, const I* src, const EntryRuns& runs, int64_t lo,
+                    int64_t hi) {
+  if (runs.n > 0)
+    reduce_runs<OP>(dst, val, src, runs, lo, hi);
+  else
+    reduce_run<OP>(dst, val, src, lo, hi);
+}
+
 template <class T, class I>
-void reduce_run_op(int op, T* dst, const T* val, const I* src, int64_t lo, int64_t hi) {
+void reduce_run_op(int op, T* dst, const T* val, const I* src, const EntryRuns& runs, int64_t lo,
+                   int64_t hi) {
   switch (op) {
     case PVEC_REDUCE_ADD:
-      return reduce_run<PVEC_REDUCE_ADD>(dst, val, src, lo, hi);
+      return reduce_entries<PVEC_REDUCE_ADD>(dst, val, src, runs, lo, hi);
     case PVEC_REDUCE_MIN:
-      return reduce_run<PVEC_REDUCE_MIN>(dst, val, src, lo, hi);
+      return reduce_entries<PVEC_REDUCE_MIN>(dst, val, src, runs, lo, hi);
     case PVEC_REDUCE_MAX:
-      return reduce_run<PVEC_REDUCE_MAX>(dst, val, src, lo, hi);
+      return reduce_entries<PVEC_REDUCE_MAX>(dst, val, src, runs, lo, hi);
     default:
-      return reduce_run<PVEC_REDUCE_REPLACE>(dst, val, src, lo, hi);
+      return reduce_entries<PVEC_REDUCE_REPLACE>(dst, val, src, runs, lo, hi);
   }
 }
 
@@ -112,6 +139,7 @@ void reduce_columns_host(ParticleSet& ps, const MessageLayout& layout, const Gho
                             plan.n_send,
                             plan.n_local};
   const int64_t cap = ps.capacity();
+  const EntryRuns runs = runs_of(plan);
   host_for_ranges(
       plan.n_send,
       [&](int64_t b, int64_t e) {
@@ -131,7 +159,7 @@ void reduce_columns_host(ParticleSet& ps, const MessageLayout& layout, const Gho
               const T* val = reinterpret_cast<const T*>(
                   s.at(reinterpret_cast<char*>(col), cap, layout.col_prefix[q], sizeof(T), stride));
               for (int64_t comp = 0; comp < c.spec.ncomp; ++comp)
-                reduce_run_op(op, col + comp * cap, val + comp * stride, blocks.src, lo, hi);
+                reduce_run_op(op, col + comp * cap, val + comp * stride, blocks.src, runs, lo, hi);
             });
           }
         }

@@ -5,11 +5,14 @@
 // byte, and the same figures; then ghost_put ADD through each plan gives the same local bytes.
 // The host plan's blocks are all received column by column into the ghost rows, the device
 // passes' whole into the receive buffer and unpacked (force_ghost_piece_rows), so the two
-// receive paths are compared as well.
+// receive paths are compared as well; and the host plan's rows are copied and reduced by runs
+// of consecutive sources whatever their length, the other plan's entry by entry
+// (force_plan_runs), so the two row kernels are compared too.
 // 1D-3D, float32/float64, periodic or not, ghost widths from tiny to wider than a subdomain and
 // than the box (the general path), at 1-4 ranks; dist_host_threads runs it on 3 threads.
 #include "dist_util.hpp"
 #include "halo/ghost_get.hpp"
+#include "halo/plan_runs.hpp"
 
 using namespace dist;
 
@@ -27,6 +30,7 @@ Result exchange(const Setup& s, bool generic) {
   pvec_vector_t v = make_mapped(s, &p);
   pvec::impl::force_generic_ghost_plan(generic);
   pvec::impl::force_ghost_piece_rows(generic ? INT64_MAX : 1);
+  pvec::impl::force_plan_runs(generic ? 0 : 1);
   Result out;
   DIST_OK(pvec_ghost_get(v, nullptr, 0, 0));
   out.ghost_ops = op_stats(v);
@@ -37,6 +41,7 @@ Result exchange(const Setup& s, bool generic) {
   out.snap = pvec_test::snapshot(v);
   pvec::impl::force_generic_ghost_plan(false);
   pvec::impl::force_ghost_piece_rows(0);
+  pvec::impl::force_plan_runs(-1);
   DIST_OK(pvec_vector_destroy(v));
   return out;
 }
