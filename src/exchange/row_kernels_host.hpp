@@ -25,6 +25,14 @@ namespace pvec::impl {
 struct EntryRuns {
   const int64_t* at = nullptr;
   int64_t n = 0;
+  int64_t min_mean = 1;  // a block's runs must be this long on average to be copied as runs
+  // Whether the entries [first, first + count) (one destination's block: runs do not cross
+  // blocks) are worth copying by runs: short runs cost a loop each where a gather does not.
+  bool worth(int64_t first, int64_t count) const {
+    if (n == 0 || count == 0) return false;
+    const int64_t in_block = run_of(first + count - 1) - run_of(first) + 1;
+    return in_block * min_mean <= count;
+  }
   // The run that holds entry j.
   int64_t run_of(int64_t j) const {
     int64_t lo = 0, hi = n - 1;
@@ -87,6 +95,10 @@ void pack_component(const RowTable& t, int f, const Slot& slot0, const I* src, c
   }
 }
 
+// How many runs ahead the run loops ask for a run's first source line: the prefetchers follow
+// a run, not the jump to the next one (in cell order runs are a few entries long).
+constexpr int64_t kRunPrefetch = 32;
+
 // pack_component over runs (EntryRuns): the entries [a, b) of one peer, run by run, each run a
 // contiguous stretch of the column copied to a contiguous stretch of the block or ghost rows.
 // Shifted position components add each entry's own shift (a run may span several).
@@ -102,6 +114,7 @@ void pack_component_runs(const RowTable& t, int f, const Slot& slot0, const I* s
   const double step = t.step[f];
   for (int64_t q = runs.run_of(a), j0 = a; j0 < b; ++q) {
     const int64_t j1 = runs.at[q + 1] < b ? runs.at[q + 1] : b;
+    if (q + kRunPrefetch < runs.n) __builtin_prefetch(from + src[runs.at[q + kRunPrefetch]]);
     const W* s = from + (src[j0] - j0);  // entry j's source is s[j] within the run
     if (!shifted) {
       for (int64_t j = j0; j < j1; ++j) to[j] = s[j];
@@ -133,8 +146,10 @@ void pack_rows_host_of(const RowTable& t, const BlockIndex& at, char* buf, const
           const int64_t end = at.peer != nullptr ? at.first[r] + at.count[r] : e;
           const int64_t stop = end < e ? end : e;
           const Slot slot0 = at.slot(a, buf);
+          const bool by_runs =
+              at.peer != nullptr ? runs.worth(at.first[r], at.count[r]) : runs.worth(0, n);
           for (int f = 0; f < t.n; ++f) {
-            if (runs.n > 0)
+            if (by_runs)
               pack_component_runs<W, P>(t, f, slot0, src, shift, runs, a, stop);
             else
               pack_component<W, P>(t, f, slot0, src, shift, a, stop);

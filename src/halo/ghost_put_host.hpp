@@ -98,6 +98,7 @@ void reduce_runs(T* dst, const T* val, const I* src, const EntryRuns& runs, int6
   const T* v = val - lo;
   for (int64_t q = runs.run_of(lo), j0 = lo; j0 < hi; ++q) {
     const int64_t j1 = runs.at[q + 1] < hi ? runs.at[q + 1] : hi;
+    if (q + kRunPrefetch < runs.n) __builtin_prefetch(dst + src[runs.at[q + kRunPrefetch]]);
     T* d = dst + (static_cast<int64_t>(src[j0]) - j0);  // entry j's row is d[j] within the run
     for (int64_t j = j0; j < j1; ++j) d[j] = combined(d[j], v[j], OP);
     j0 = j1;
@@ -107,7 +108,7 @@ void reduce_runs(T* dst, const T* val, const I* src, const EntryRuns& runs, int6
 template <int OP, class T, class I>
 void reduce_entries(T* dst, const T* val, const I* src, const EntryRuns& runs, int64_t lo,
                     int64_t hi) {
-  if (runs.n > 0)
+  if (runs.n > 0)  // (the caller passes runs only for blocks worth it)
     reduce_runs<OP>(dst, val, src, runs, lo, hi);
   else
     reduce_run<OP>(dst, val, src, lo, hi);
@@ -150,6 +151,8 @@ void reduce_columns_host(ParticleSet& ps, const MessageLayout& layout, const Gho
           const int64_t lo = blocks.lower(r, d0), hi = blocks.lower(r, d1);
           if (lo >= hi) continue;
           const Slot s = at.slot(lo, got);  // entries lo.. sit one after another from here
+          const EntryRuns by =
+              runs.worth(plan.send_first[r], plan.send_counts[r]) ? runs : EntryRuns{};
           for (size_t q = 0; q < layout.cols.size(); ++q) {
             PropertyBuffer& c = ps.column(layout.cols[q]);
             with_dtype(c.spec.dtype, [&](auto t) {
@@ -159,7 +162,7 @@ void reduce_columns_host(ParticleSet& ps, const MessageLayout& layout, const Gho
               const T* val = reinterpret_cast<const T*>(
                   s.at(reinterpret_cast<char*>(col), cap, layout.col_prefix[q], sizeof(T), stride));
               for (int64_t comp = 0; comp < c.spec.ncomp; ++comp)
-                reduce_run_op(op, col + comp * cap, val + comp * stride, blocks.src, runs, lo, hi);
+                reduce_run_op(op, col + comp * cap, val + comp * stride, blocks.src, by, lo, hi);
             });
           }
         }
