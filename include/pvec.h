@@ -625,10 +625,11 @@ PVEC_API pvec_status pvec_ghost_get(pvec_vector_t vec, const int* props, int npr
  *  flags: PVEC_ON_DEVICE. Errors: INVALID_HANDLE, INVALID_ARGUMENT, OUT_OF_RANGE,
  *  OUT_OF_MEMORY (a message buffer could not grow; nothing changed), CUDA, MPI.
  *
- *  Messages of pvec_map, pvec_ghost_get and pvec_ghost_put: MPI for host data; device data
- *  goes device to device through CUDA IPC when every rank runs the CUDA backend on one node
- *  (PVEC_IPC=0 turns that off), else through a CUDA-aware MPI or staged through pinned host
- *  memory. pvec_op_stats.transport tells which (see pvec_transport). */
+ *  Messages of pvec_map, pvec_ghost_get and pvec_ghost_put: host data goes through shared
+ *  memory when every rank runs on one node (PVEC_SHM=0 turns that off), else through MPI;
+ *  device data goes device to device through CUDA IPC when every rank runs the CUDA backend
+ *  on one node (PVEC_IPC=0 turns that off), else through a CUDA-aware MPI or staged through
+ *  pinned host memory. pvec_op_stats.transport tells which (see pvec_transport). */
 PVEC_API pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int nprops,
                                     pvec_reduce_op op, unsigned flags);
 
@@ -668,7 +669,13 @@ typedef enum pvec_transport {
    *  CUDA backend (each rank maps the others' receive buffers; MPI carries only sizes and
    *  synchronisation). Used for device calls wherever it works; PVEC_IPC=0 in the
    *  environment turns it off. */
-  PVEC_TRANSPORT_CUDA_IPC = 3
+  PVEC_TRANSPORT_CUDA_IPC = 3,
+  /** Host data through shared memory: every rank on one node, on one backend. Each rank packs
+   *  its blocks into its segment of a window every rank maps (MPI-3 shared memory) and the
+   *  receivers read them there, straight into their rows; MPI carries only a notice per
+   *  block. Used for host calls wherever it works; PVEC_SHM=0 in the environment turns it
+   *  off (MPI then carries the blocks). */
+  PVEC_TRANSPORT_SHARED_MEMORY = 4
 } pvec_transport;
 
 /** Figures of the last pvec_map, pvec_ghost_get or pvec_ghost_put on a vector, so that the

@@ -131,6 +131,7 @@ module pvec
   integer(c_int), parameter, public :: PVEC_TRANSPORT_MPI = 1
   integer(c_int), parameter, public :: PVEC_TRANSPORT_MPI_STAGED = 2
   integer(c_int), parameter, public :: PVEC_TRANSPORT_CUDA_IPC = 3
+  integer(c_int), parameter, public :: PVEC_TRANSPORT_SHARED_MEMORY = 4
 
   ! ---- Handles -----------------------------------------------------------------------------------
   !> A vector (pvec_vector_t). A default-initialised one is the NULL handle. To hand it to C,

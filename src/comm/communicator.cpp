@@ -157,6 +157,49 @@ void Communicator::exchange_data(const void* send, const std::vector<int64_t>& s
               "MPI_Waitall");
 }
 
+void* Communicator::shared_window(int64_t bytes, std::vector<char*>& bases) const {
+  bases.assign(size_, nullptr);
+  auto* win = new MPI_Win(MPI_WIN_NULL);
+  char* mine = nullptr;
+  // The displacement unit is a byte (pvec addresses the segments itself).
+  bool ok = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, MPI_INFO_NULL, impl_->comm,
+                                    &mine, win) == MPI_SUCCESS &&
+            *win != MPI_WIN_NULL;
+  if (ok) {
+    MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
+    for (int r = 0; r < size_ && ok; ++r) {
+      MPI_Aint size = 0;
+      int unit = 0;
+      ok = MPI_Win_shared_query(*win, r, &size, &unit, &bases[r]) == MPI_SUCCESS;
+    }
+    // One passive-target epoch for the window's life: loads and stores in place, ordered
+    // by MPI_Win_sync around the messages that announce them (the unified memory model).
+    ok = ok && MPI_Win_lock_all(MPI_MODE_NOCHECK, *win) == MPI_SUCCESS;
+    if (!ok) MPI_Win_free(win);
+  }
+  if (!ok) {
+    delete win;
+    return nullptr;
+  }
+  return win;
+}
+
+void Communicator::free_shared_window(void* handle) const noexcept {
+  auto* win = static_cast<MPI_Win*>(handle);
+  if (win == nullptr) return;
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) {
+    MPI_Win_unlock_all(*win);
+    MPI_Win_free(win);
+  }
+  delete win;
+}
+
+void Communicator::sync_shared_window(void* handle) const {
+  check_mpi(MPI_Win_sync(*static_cast<MPI_Win*>(handle)), "MPI_Win_sync");
+}
+
 void Communicator::exchange_pieces(const std::vector<Piece>& sends,
                                    const std::vector<Piece>& recvs) const {
   // One tag for every piece: MPI matches the messages from one rank with one tag in the order
@@ -210,6 +253,12 @@ void Communicator::exchange_data(const void* send, const std::vector<int64_t>& s
     std::memcpy(static_cast<char*>(recv) + recv_displs[0],
                 static_cast<const char*>(send) + send_displs[0], send_counts[0]);
 }
+void* Communicator::shared_window(int64_t, std::vector<char*>& bases) const {
+  bases.assign(1, nullptr);
+  return nullptr;  // one rank: nothing to share
+}
+void Communicator::free_shared_window(void*) const noexcept {}
+void Communicator::sync_shared_window(void*) const {}
 void Communicator::exchange_pieces(const std::vector<Piece>& sends,
                                    const std::vector<Piece>& recvs) const {
   if (!sends.empty() || !recvs.empty())

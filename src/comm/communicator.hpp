@@ -52,6 +52,19 @@ class Communicator {
   // Whether every rank runs on this rank's node (shared memory; true without MPI).
   bool single_node() const { return single_node_; }
 
+  // A window of memory that every rank maps (MPI-3 shared memory; only when single_node()):
+  // this rank's segment of `bytes` bytes (0 allowed); `bases` receives every rank's segment
+  // address, in rank order, as this process sees them. The segments are one contiguous
+  // mapping (MPI's default), so an address in one segment plus a byte offset reaches any other.
+  // Collective. Returns an opaque handle, or null when MPI could not make the window here
+  // (then nothing is held on this rank; the other ranks may hold theirs: the caller agrees).
+  void* shared_window(int64_t bytes, std::vector<char*>& bases) const;
+  // Collective over the ranks that hold the window: frees it (nothing after MPI_Finalize).
+  void free_shared_window(void* win) const noexcept;
+  // Orders this rank's stores to and loads from the window against the other ranks', around
+  // the messages that tell them (MPI_Win_sync).
+  void sync_shared_window(void* win) const;
+
   // Personalised all-to-all of bytes. send_counts[r] bytes for rank r start at
   // send + send_displs[r]. Counts are exchanged first; recv_counts/recv_displs receive the
   // layout and the caller's allocator `ensure_recv(total)` returns the receive buffer.

@@ -12,27 +12,35 @@ namespace pvec::impl {
 Transport::Transport(const Communicator& comm, bool cuda) : comm_(comm) {
   const bool ipc = comm.size() > 1 && cuda && comm.single_node() && ipc_enabled();
   if (!comm.any(!ipc)) ipc_ = std::make_unique<IpcExchange>(comm);
+  // One backend on every rank, so that every rank of a host operation asks for shared memory
+  // (a device operation on a CUDA rank exchanges device buffers).
+  const bool some_cuda = comm.any(cuda), some_host = comm.any(!cuda);
+  const bool shm =
+      comm.size() > 1 && comm.single_node() && shm_enabled() && !(some_cuda && some_host);
+  if (!comm.any(!shm)) shm_ = std::make_unique<ShmExchange>(comm);
 }
 
 void Transport::release() {
   if (ipc_) ipc_->release();
+  if (shm_) shm_->release();
 }
 
-bool Transport::prepare(bool on_gpu, int64_t recv_total, OpStats& stats) {
-  if (ipc_ == nullptr) return false;
+Route Transport::prepare(bool on_gpu, int64_t send_total, int64_t recv_total, OpStats& stats) {
+  if (on_gpu ? ipc_ == nullptr : shm_ == nullptr) return Route::mpi;
   auto t0 = Clock::now();
-  const bool ipc = ipc_->prepare(on_gpu, recv_total);
+  const Route route = on_gpu ? (ipc_->prepare(true, recv_total) ? Route::cuda_ipc : Route::mpi)
+                             : (shm_->prepare(send_total) ? Route::shared_memory : Route::mpi);
   const double dt = seconds_since(t0);
   stats.exchange_seconds += dt;
   stats.compute_seconds -= dt;
-  return ipc;
+  return route;
 }
 
-const char* Transport::exchange(bool on_gpu, bool ipc, const void* send,
+const char* Transport::exchange(bool on_gpu, Route route, const void* send,
                                 const std::vector<int64_t>& send_bytes,
                                 const std::vector<int64_t>& send_displs, void* recv,
                                 const std::vector<int64_t>& recv_bytes,
-                                const std::vector<int64_t>& recv_displs, void* stream,
+                                std::vector<int64_t>& recv_displs, void* stream,
                                 ScratchBuffer& stage_send, ScratchBuffer& stage_recv,
                                 OpStats& stats) {
   const int P = comm_.size(), me = comm_.rank();
@@ -49,13 +57,19 @@ const char* Transport::exchange(bool on_gpu, bool ipc, const void* send,
   stats.bytes_received += recv_total;
   auto t0 = Clock::now();
   if (on_gpu) stream_synchronize(stream);  // packing done before MPI reads the buffers
+  const bool ipc = route == Route::cuda_ipc, shm = route == Route::shared_memory;
   stats.transport = P == 1                        ? PVEC_TRANSPORT_NONE
                     : ipc                         ? PVEC_TRANSPORT_CUDA_IPC
+                    : shm                         ? PVEC_TRANSPORT_SHARED_MEMORY
                     : !on_gpu || mpi_cuda_aware() ? PVEC_TRANSPORT_MPI
                                                   : PVEC_TRANSPORT_MPI_STAGED;
   if (ipc) {
     // Every rank takes part, with or without blocks of its own.
     recv = const_cast<void*>(ipc_->exchange(send, send_bytes, send_displs, recv_displs, stream));
+  } else if (shm) {
+    if (send != shm_->segment())
+      fail(PVEC_ERROR_INTERNAL, "shared-memory blocks packed outside the shared segment");
+    recv = const_cast<char*>(shm_->exchange(send_bytes, send_displs, recv_bytes, recv_displs));
   } else if (send_total + recv_total == 0) {
     // nothing for MPI
   } else if (!on_gpu || mpi_cuda_aware()) {

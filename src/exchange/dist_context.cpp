@@ -8,16 +8,22 @@ namespace pvec::impl {
 
 using U = Workspace::Use;
 
-bool DistContext::prepare_exchange(bool device, int64_t recv_total) {
-  return transport.prepare(device && ps.cuda(), recv_total, stats);
+Route DistContext::prepare_exchange(bool device, int64_t send_total, int64_t recv_total) {
+  return transport.prepare(device && ps.cuda(), send_total, recv_total, stats);
 }
 
-const char* DistContext::exchange(bool device, bool ipc, const void* send,
+char* DistContext::send_buffer(bool device, Route route, int64_t send_total) {
+  if (route == Route::shared_memory) return transport.shared_segment();
+  return static_cast<char*>(
+      ws.side(device && ps.cuda())[U::send].ensure(std::max<int64_t>(send_total, 8)));
+}
+
+const char* DistContext::exchange(bool device, Route route, const void* send,
                                   const std::vector<int64_t>& send_bytes,
                                   const std::vector<int64_t>& send_displs, void* recv,
                                   const std::vector<int64_t>& recv_bytes,
-                                  const std::vector<int64_t>& recv_displs) {
-  return transport.exchange(device && ps.cuda(), ipc, send, send_bytes, send_displs, recv,
+                                  std::vector<int64_t>& recv_displs) {
+  return transport.exchange(device && ps.cuda(), route, send, send_bytes, send_displs, recv,
                             recv_bytes, recv_displs, ps.stream(), ws.host_side()[U::send],
                             ws.host_side()[U::recv], stats);
 }

@@ -34,13 +34,17 @@ struct DistContext {
     comm.agree(what, std::forward<F>(f));
   }
   // Transport::prepare for an operation on the device mirrors (device) or the host mirrors.
-  bool prepare_exchange(bool device, int64_t recv_total);
-  // Transport::exchange on the side the operation runs on.
-  const char* exchange(bool device, bool ipc, const void* send,
+  Route prepare_exchange(bool device, int64_t send_total, int64_t recv_total);
+  // Where the operation packs its blocks of send_total bytes: the shared segment
+  // (Route::shared_memory) or the work buffer of its side, made to hold them (throws
+  // OUT_OF_MEMORY when it cannot grow).
+  char* send_buffer(bool device, Route route, int64_t send_total);
+  // Transport::exchange on the side the operation runs on (with shared memory, recv_displs
+  // is rewritten: the blocks are read where their senders packed them).
+  const char* exchange(bool device, Route route, const void* send,
                        const std::vector<int64_t>& send_bytes,
                        const std::vector<int64_t>& send_displs, void* recv,
-                       const std::vector<int64_t>& recv_bytes,
-                       const std::vector<int64_t>& recv_displs);
+                       const std::vector<int64_t>& recv_bytes, std::vector<int64_t>& recv_displs);
   // Transport::exchange_pieces (host buffers).
   void exchange_pieces(const std::vector<Communicator::Piece>& sends,
                        const std::vector<Communicator::Piece>& recvs) {

@@ -322,10 +322,11 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
   const int64_t send_total = layout.offsets(plan.send_counts, send_bytes, send_displs, me);
   const int64_t recv_total = layout.offsets(plan.recv_counts, recv_bytes, recv_displs, me);
-  const bool ipc = ctx.prepare_exchange(device, recv_total);
+  const Route route = ctx.prepare_exchange(device, send_total, recv_total);
   // Host memory and MPI: large blocks land in the ghost rows (host_pieces), the others in the
-  // receive buffer, to be unpacked.
-  const bool pieces = !gpu && !ipc;
+  // receive buffer, to be unpacked. Through shared memory every block is copied from its
+  // sender's segment into the ghost rows.
+  const bool pieces = !gpu && route == Route::mpi;
   auto landed = [&](int r) { return pieces && plan.recv_counts[r] >= g_piece_rows; };
   bool unpack = false;
   for (int r = 0; r < P; ++r) unpack = unpack || (recv_bytes[r] > 0 && !landed(r));
@@ -333,10 +334,10 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   int64_t* peers = nullptr;
   ParticleSet::Reservation growth;
   ctx.agree("pvec_ghost_get: making room", [&] {
-    sendbuf = static_cast<char*>(side[U::send].ensure(std::max<int64_t>(send_total, 8)));
+    sendbuf = ctx.send_buffer(device, route, send_total);
     // (8 bytes at least even when every block lands in place, as before the pieces: a later
     // ghost_put finds the buffer made and allocates nothing)
-    if (!ipc)
+    if (route == Route::mpi)
       recvbuf = static_cast<char*>(
           side[U::recv].ensure(std::max<int64_t>(unpack || !pieces ? recv_total : 0, 8)));
     ctx.reserve_peers(device, 3 * P);  // as in map
@@ -366,7 +367,7 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
                 recv_displs, me, sends, recvs);
     ctx.exchange_pieces(sends, recvs);
   } else {
-    got = ctx.exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes,
+    got = ctx.exchange(device, route, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes,
                        recv_displs);
   }
   auto t_unpack = Clock::now();

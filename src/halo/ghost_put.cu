@@ -44,13 +44,13 @@ void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
   const int64_t send_total = layout.offsets(plan.recv_counts, send_bytes, send_displs, me);
   const int64_t recv_total = layout.offsets(plan.send_counts, recv_bytes, recv_displs, me);
-  const bool ipc = ctx.prepare_exchange(device, recv_total);
+  const Route route = ctx.prepare_exchange(device, send_total, recv_total);
   char *sendbuf = nullptr, *recvbuf = nullptr;
-  int64_t* peers = nullptr;
   ctx.agree("pvec_ghost_put: making room", [&] {
-    sendbuf = static_cast<char*>(side[U::send].ensure(std::max<int64_t>(send_total, 8)));
-    if (!ipc) recvbuf = static_cast<char*>(side[U::recv].ensure(std::max<int64_t>(recv_total, 8)));
-    peers = ctx.upload_peers(device, {&recv_displs, &plan.send_first, &plan.send_counts});
+    sendbuf = ctx.send_buffer(device, route, send_total);
+    if (route == Route::mpi)
+      recvbuf = static_cast<char*>(side[U::recv].ensure(std::max<int64_t>(recv_total, 8)));
+    ctx.reserve_peers(device, 3 * P);
   });
   if (!ex.on_device) {
     pack_ghost_rows_host(ps, layout, plan, device, sendbuf, send_bytes, send_displs);
@@ -70,9 +70,12 @@ void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int
   ps.sync_stream();  // queued kernels belong to the compute time
   ctx.stats.compute_seconds += seconds_since(t_start);
   // (ReduceColumn only reads the received blocks.)
-  char* got = const_cast<char*>(ctx.exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf,
-                                             recv_bytes, recv_displs));
+  char* got = const_cast<char*>(ctx.exchange(device, route, sendbuf, send_bytes, send_displs,
+                                             recvbuf, recv_bytes, recv_displs));
   auto t_reduce = Clock::now();
+  // (after the exchange: through shared memory each block is read where its sender put it)
+  const int64_t* peers =
+      ctx.upload_peers(device, {&recv_displs, &plan.send_first, &plan.send_counts});
   const BlockIndex at = plan_index(plan, peers, P, me, n);
   if (!ex.on_device)  // in parallel ranges of source rows, in the serial order of each row
     reduce_columns_host(ps, layout, plan, at, got, device, static_cast<int>(op));

@@ -224,4 +224,14 @@ void memory_stats(pvec_memory_stats* out) {
 
 void inject_allocation_failure(int64_t count) { g_fail_after = count; }
 
+void count_acquired(MemKind kind, size_t bytes) noexcept {
+  Counters& c = g_counters[static_cast<int>(kind)];
+  c.bytes += static_cast<int64_t>(bytes);
+  c.allocs += 1;
+}
+
+void count_released(MemKind kind, size_t bytes) noexcept {
+  g_counters[static_cast<int>(kind)].bytes -= static_cast<int64_t>(bytes);
+}
+
 }  // namespace pvec::impl

@@ -37,6 +37,12 @@ int64_t retained_blocks() noexcept;
 
 void memory_stats(pvec_memory_stats* out);
 
+// Memory that pvec has another library allocate for it (MPI's shared-memory windows), counted
+// as allocate and deallocate count theirs: acquired(kind, bytes) after it was made (one
+// allocation), released(kind, bytes) after it was freed. Neither fails.
+void count_acquired(MemKind kind, size_t bytes) noexcept;
+void count_released(MemKind kind, size_t bytes) noexcept;
+
 // Test hook: the allocation after `count` more successful ones fails (-1 disables).
 void inject_allocation_failure(int64_t count);
 

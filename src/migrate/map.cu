@@ -131,7 +131,7 @@ int64_t map(DistContext& ctx, unsigned flags) {
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
   const int64_t send_total = layout.offsets(send_count, send_bytes, send_displs, me);
   const int64_t recv_total = layout.offsets(recv_count, recv_bytes, recv_displs, me);
-  const bool ipc = ctx.prepare_exchange(device, recv_total);
+  const Route route = ctx.prepare_exchange(device, send_total, recv_total);
   // keys/order live in the kKeysAlt/kValsAlt slots; send and recv get their own. Growth
   // comes last: it is the only step here that changes the vector.
   char *sendbuf = nullptr, *recvbuf = nullptr;
@@ -140,8 +140,8 @@ int64_t map(DistContext& ctx, unsigned flags) {
   // Room for the per-peer arrays is reserved here, so that the upload after growth allocates
   // nothing.
   ctx.agree("pvec_map: making room", [&] {
-    sendbuf = static_cast<char*>(side[U::send].ensure(std::max<int64_t>(send_total, 8)));
-    if (!ipc)  // with IPC the blocks land in the IPC buffer
+    sendbuf = ctx.send_buffer(device, route, send_total);
+    if (route == Route::mpi)  // else the blocks are read from the IPC or shared buffers
       recvbuf = static_cast<char*>(side[U::recv].ensure(std::max<int64_t>(recv_total, 8)));
     if (n_new < n) {
       // Fewer arrive than leave: the stayers in rows [n_new, n) fill the holes the arrivals
@@ -191,9 +191,12 @@ int64_t map(DistContext& ctx, unsigned flags) {
   }
   ps.sync_stream();  // queued kernels belong to the compute time
   ctx.stats.compute_seconds += seconds_since(t_start);
-  const char* got =
-      ctx.exchange(device, ipc, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes, recv_displs);
+  const char* got = ctx.exchange(device, route, sendbuf, send_bytes, send_displs, recvbuf,
+                                 recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
+  if (route == Route::shared_memory)  // the blocks' places in the senders' segments
+    peers = ctx.upload_peers(
+        device, {&send_displs, &send_first, &send_count, &recv_displs, &recv_first, &recv_count});
   for (const RowTable& t : tables) {
     const UnpackRows u{t, got, peers + 3 * P, peers + 4 * P, peers + 5 * P, P, movers, m, n};
     if (ex.on_device)

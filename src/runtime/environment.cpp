@@ -107,4 +107,9 @@ bool ipc_enabled() {
   return v == nullptr || std::string(v) != "0";
 }
 
+bool shm_enabled() {
+  const char* v = std::getenv("PVEC_SHM");
+  return v == nullptr || std::string(v) != "0";
+}
+
 }  // namespace pvec::impl

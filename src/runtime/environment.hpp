@@ -14,5 +14,8 @@ bool mpi_cuda_aware();
 // Device messages between ranks of one node may go through CUDA inter-process memory
 // (PVEC_IPC=0 in the environment turns that off; any other value, or none, leaves it on).
 bool ipc_enabled();
+// Whether host messages between ranks of one node may go through shared memory (PVEC_SHM=0
+// in the environment turns that off; any other value, or none, leaves it on).
+bool shm_enabled();
 
 }  // namespace pvec::impl

@@ -22,9 +22,9 @@ function(pvec_add_dist_test name source)
   target_compile_definitions(dist_${name} PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
 endfunction()
 
-# pvec_add_dist_staged(<name>): dist_<name> again at 2 ranks with CUDA IPC turned off
-# (PVEC_IPC=0): device messages staged through pinned host memory and MPI, the path of ranks
-# on several nodes (on a machine without a GPU these repeat the host runs). run_on checks each
+# pvec_add_dist_staged(<name>): dist_<name> again at 2 ranks with CUDA IPC and shared memory
+# turned off (PVEC_IPC=0, PVEC_SHM=0): device messages staged through pinned host memory and
+# MPI, host messages through MPI, the paths of ranks on several nodes. run_on checks each
 # call's transport.
 function(pvec_add_dist_staged name)
   if(PVEC_HAVE_MPI)
@@ -32,7 +32,7 @@ function(pvec_add_dist_staged name)
              COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${PVEC_MPIEXEC_PREFLAGS}
                      $<TARGET_FILE:dist_${name}> ${MPIEXEC_POSTFLAGS})
     set_tests_properties(dist_${name}_staged_np2 PROPERTIES
-                         ENVIRONMENT "${PVEC_TEST_ENV};PVEC_IPC=0" PROCESSORS 2
+                         ENVIRONMENT "${PVEC_TEST_ENV};PVEC_IPC=0;PVEC_SHM=0" PROCESSORS 2
                          LABELS "dist;mpi" SKIP_RETURN_CODE 77 TIMEOUT 600)
   endif()
 endfunction()

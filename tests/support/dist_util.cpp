@@ -513,6 +513,7 @@ pvec_vector_t make_mapped(const Setup& s, Props* p) {
 }
 
 bool g_ipc_refused = false;
+bool g_shm_refused = false;
 
 bool single_node() {
 #ifdef PVEC_TEST_HAVE_MPI
@@ -534,7 +535,12 @@ int64_t expected_transport(pvec_vector_t v, Path p) {
   if (size() == 1) return PVEC_TRANSPORT_NONE;
   pvec_backend b = PVEC_BACKEND_HOST;
   REQUIRE(pvec_vector_backend(v, &b) == PVEC_SUCCESS);
-  if (p == Path::host || b != PVEC_BACKEND_CUDA) return PVEC_TRANSPORT_MPI;
+  if (p == Path::host || b != PVEC_BACKEND_CUDA) {
+    const char* shm = std::getenv("PVEC_SHM");
+    return single_node() && !g_shm_refused && !(shm != nullptr && std::string(shm) == "0")
+               ? PVEC_TRANSPORT_SHARED_MEMORY
+               : PVEC_TRANSPORT_MPI;
+  }
   const char* ipc = std::getenv("PVEC_IPC");
   if (single_node() && !g_ipc_refused && !(ipc != nullptr && std::string(ipc) == "0"))
     return PVEC_TRANSPORT_CUDA_IPC;

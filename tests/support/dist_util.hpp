@@ -167,11 +167,15 @@ int64_t id_of(pvec_vector_t v, const Props& p, int64_t i);
 // Set (before the tests run) by programs in which some rank refuses CUDA IPC, so that device
 // calls fall back to MPI: expected_transport then expects the staged path.
 extern bool g_ipc_refused;
+// Set by a white-box program in which a rank refuses shared memory (tests/comm/refuse_shm.cpp):
+// a vector's first host call then turns it off, and host calls go through MPI.
+extern bool g_shm_refused;
 // Whether every rank of MPI_COMM_WORLD runs on this node (collective the first time).
 bool single_node();
 // The pvec_transport a successful distribution call on path p must report: none at one
 // rank, CUDA IPC for device calls of a CUDA vector on one node unless PVEC_IPC=0, staged MPI
-// for other device calls of a CUDA vector, MPI otherwise. run_on checks it.
+// for other device calls of a CUDA vector, shared memory for host calls on one node unless
+// PVEC_SHM=0 (or a rank refused it: g_shm_refused), MPI otherwise. run_on checks it.
 int64_t expected_transport(pvec_vector_t v, Path p);
 
 // pvec_last_op_stats of v, the whole struct (REQUIREd to succeed).

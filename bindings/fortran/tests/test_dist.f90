@@ -99,7 +99,7 @@ program test_dist
     call check(ops%bytes_sent > 0, 'entries for other ranks carry bytes')
   if (ops%particles_sent == ops%particles_self) &
     call check(ops%bytes_sent == 0, 'own periodic images travel in no message')
-  call check(ops%transport >= PVEC_TRANSPORT_NONE .and. ops%transport <= PVEC_TRANSPORT_CUDA_IPC, &
+  call check(ops%transport >= PVEC_TRANSPORT_NONE .and. ops%transport <= PVEC_TRANSPORT_SHARED_MEMORY, &
              'op stats transport is a PVEC_TRANSPORT_* value')
 
   call pvec_vector_destroy(vec)

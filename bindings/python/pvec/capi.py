@@ -121,6 +121,7 @@ class Transport(enum.IntEnum):
     MPI = 1
     MPI_STAGED = 2
     CUDA_IPC = 3
+    SHARED_MEMORY = 4
 
 
 class Flags(enum.IntFlag):
