@@ -18,6 +18,7 @@
 #include "exchange/row_table.cuh"
 #include "halo/ghost_candidates.cuh"
 #include "halo/ghost_near.cuh"
+#include "halo/ghost_blocks_host.hpp"
 #include "halo/ghost_plan_host.hpp"
 #include "halo/near_passes.cuh"
 #include "halo/plan_index.cuh"
@@ -371,15 +372,22 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
                        recv_displs);
   }
   auto t_unpack = Clock::now();
-  for (int r = 0; r < P; ++r) {
-    const int64_t k = plan.recv_counts[r];
-    if (recv_bytes[r] == 0 || landed(r)) continue;  // nothing (or own images), or in place
-    for (size_t q = 0; q < layout.cols.size(); ++q) {
-      PropertyBuffer& c = ps.column(layout.cols[q]);
-      const size_t e = c.spec.elem_size;
-      copy_2d(static_cast<char*>(c.mirror(device)) + (n + plan.recv_first[r]) * e, c.row_bytes(cap),
-              got + recv_displs[r] + k * layout.col_prefix[q], k * e, k * e, c.spec.ncomp, gpu,
-              ps.stream());
+  if (!gpu) {  // in parallel ranges of each block's values
+    for (int r = 0; r < P; ++r)
+      if (landed(r)) recv_bytes[r] = 0;  // (in place already)
+    move_ghost_blocks_host(ps, layout, plan, device, true, const_cast<char*>(got), recv_bytes,
+                           recv_displs);
+  } else {
+    for (int r = 0; r < P; ++r) {
+      const int64_t k = plan.recv_counts[r];
+      if (recv_bytes[r] == 0) continue;  // nothing (or own images)
+      for (size_t q = 0; q < layout.cols.size(); ++q) {
+        PropertyBuffer& c = ps.column(layout.cols[q]);
+        const size_t e = c.spec.elem_size;
+        copy_2d(static_cast<char*>(c.mirror(device)) + (n + plan.recv_first[r]) * e,
+                c.row_bytes(cap), got + recv_displs[r] + k * layout.col_prefix[q], k * e, k * e,
+                c.spec.ncomp, gpu, ps.stream());
+      }
     }
   }
   ps.sync_stream();

@@ -7,6 +7,7 @@
 #include "common/dispatch.hpp"
 #include "common/error.hpp"
 #include "exchange/message_layout.hpp"
+#include "halo/ghost_blocks_host.hpp"
 #include "halo/ghost_put_host.hpp"
 #include "halo/plan_index.cuh"
 #include "halo/reduce_column.cuh"
@@ -53,7 +54,7 @@ void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int
     ctx.reserve_peers(device, 3 * P);
   });
   if (!ex.on_device) {
-    pack_ghost_rows_host(ps, layout, plan, device, sendbuf, send_bytes, send_displs);
+    move_ghost_blocks_host(ps, layout, plan, device, false, sendbuf, send_bytes, send_displs);
   } else {
     for (int r = 0; r < P; ++r) {
       const int64_t k = plan.recv_counts[r];

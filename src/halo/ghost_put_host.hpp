@@ -17,8 +17,7 @@
 // stored with the plan and nothing is allocated; one thread is the same code with one range of
 // all rows. A row with many entries (a corner particle's seven images) stays in one range.
 //
-// The pack (ghost rows to the peers' blocks) is a copy of contiguous slices; each block's
-// values are cut in equal ranges.
+// The pack (ghost rows to the peers' blocks) is halo/ghost_blocks_host.hpp.
 #pragma once
 
 #include "backend/host_parallel.hpp"
@@ -171,44 +170,6 @@ void reduce_columns_host(ParticleSet& ps, const MessageLayout& layout, const Gho
 }
 
 }  // namespace detail
-
-// The ghost rows of each peer's ghosts (rows n + recv_first[r] ..) into its block of sendbuf,
-// as ghost_put's message layout has them: one range per thread over each block's values.
-inline void pack_ghost_rows_host(ParticleSet& ps, const MessageLayout& layout,
-                                 const GhostPlan& plan, bool device, char* sendbuf,
-                                 const std::vector<int64_t>& send_bytes,
-                                 const std::vector<int64_t>& send_displs) {
-  const int64_t n = ps.n_local(), cap = ps.capacity();
-  int64_t rows = 0;  // component rows per block
-  for (int col : layout.cols) rows += ps.column(col).spec.ncomp;
-  for (size_t r = 0; r < send_bytes.size(); ++r) {
-    const int64_t k = plan.recv_counts[r];
-    if (send_bytes[r] == 0 || k == 0) continue;  // nothing to send (or this rank's own images)
-    char* block = sendbuf + send_displs[r];
-    const int64_t first = n + plan.recv_first[r];
-    host_for_ranges(k * rows, [&](int64_t b, int64_t e) {
-      // Value b is particle b % k of component row b / k; find that row's column.
-      size_t q = 0;
-      int64_t row = b / k, p = b % k;
-      while (row >= ps.column(layout.cols[q]).spec.ncomp)
-        row -= ps.column(layout.cols[q++]).spec.ncomp;
-      while (b < e) {
-        const PropertyBuffer& c = ps.column(layout.cols[q]);
-        const int64_t es = static_cast<int64_t>(c.spec.elem_size);
-        const int64_t len = std::min(k - p, e - b);
-        std::memcpy(block + k * layout.col_prefix[q] + (row * k + p) * es,
-                    static_cast<const char*>(c.mirror(device)) + (row * cap + first + p) * es,
-                    static_cast<size_t>(len * es));
-        b += len;
-        p = 0;
-        if (++row == c.spec.ncomp) {
-          row = 0;
-          ++q;
-        }
-      }
-    });
-  }
-}
 
 // Every entry's received values (or, for this rank's own images, its ghost row's) combined
 // with op into its source row, for the columns of layout; see the top of this file.
