@@ -7,6 +7,7 @@
 // it. Grids of 1-5 subdomains per dimension, periodic or not, an odd box, widths from 0 to just
 // below half a subdomain, float and double, 1-3 dimensions, every rank's subdomain.
 #include "halo/ghost_candidates.cuh"
+#include "halo/ghost_plan_host.hpp"
 
 #include "catch_compat.hpp"
 
@@ -225,4 +226,24 @@ TEST_CASE("ghost candidates: the position-type fast path equals the general path
   CHECK(tally.candidates > tally.particles);
   CHECK(tally.emitted > tally.particles / 4);
   CHECK(tally.from_words > tally.emitted / 2);
+}
+
+TEST_CASE("the host plan's kept particles of a tile: every length, sparse and dense votes",
+          "[dist][ghost]") {
+  std::mt19937_64 rng(77);
+  unsigned char vote[detail::kPlanTile];
+  int32_t kept[detail::kPlanTile];
+  for (int64_t len = 0; len <= detail::kPlanTile; ++len) {
+    for (double p : {0.0, 0.02, 0.1, 0.5, 0.9, 1.0}) {
+      std::bernoulli_distribution one(p);
+      std::vector<int32_t> want;
+      for (int64_t q = 0; q < detail::kPlanTile; ++q) {
+        vote[q] = q < len ? (one(rng) ? 1 : 0) : 0xab;  // beyond len: garbage, to be ignored
+        if (q < len && vote[q] != 0) want.push_back(static_cast<int32_t>(q));
+      }
+      const int64_t k = detail::kept_of_votes(vote, len, kept);
+      REQUIRE(k == static_cast<int64_t>(want.size()));
+      for (int64_t c = 0; c < k; ++c) REQUIRE(kept[c] == want[static_cast<size_t>(c)]);
+    }
+  }
 }
