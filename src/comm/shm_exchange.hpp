@@ -19,16 +19,17 @@
 
 namespace pvec::impl {
 
-// White-box tests: a rank (kShmAllRanks: every rank) that fails the first making of the
-// window, as if shared memory were not allowed there, so that the fallback to MPI runs; -1
-// (the default) for none.
+// White-box tests: a rank (kShmAllRanks: every rank) that fails to make the window, as if
+// shared memory were not allowed there, so that the fallback to MPI runs; -1 (the default)
+// for none.
 constexpr int kShmAllRanks = -2;
 void shm_refuse_on_rank(int rank);
 
 class ShmExchange {
  public:
   explicit ShmExchange(const Communicator& comm);
-  // Local: frees the window if release() did not (release is the orderly way).
+  // Local: a window that release() did not free is left to MPI_Finalize (freeing is
+  // collective, and a destructor may run on one rank alone).
   ~ShmExchange();
   ShmExchange(const ShmExchange&) = delete;
   ShmExchange& operator=(const ShmExchange&) = delete;
