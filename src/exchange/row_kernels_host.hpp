@@ -68,6 +68,20 @@ void gather_prefetched(const W* from, const I* src, W* to, int64_t a, int64_t b)
   for (; j < b; ++j) to[j - a] = from[src[j]];
 }
 
+// A position component's value v with the periodic shift of dimension d of an entry's shift
+// code added (as copy_row_of: sc * step in double, rounded to P); other values unchanged.
+template <class W, class P>
+W shifted(W v, int32_t code, int d, double step) {
+  const int sc = static_cast<int8_t>((static_cast<uint32_t>(code) >> (8 * d)) & 0xffu);
+  if (sc != 0) {
+    P x;
+    std::memcpy(&x, &v, sizeof x);
+    x = x + static_cast<P>(sc * step);
+    std::memcpy(&v, &x, sizeof x);
+  }
+  return v;
+}
+
 // Entries [a, b) of one peer (slot0: entry a's slot) in component f of table t.
 template <class W, class P, class I>
 void pack_component(const RowTable& t, int f, const Slot& slot0, const I* src, const int32_t* shift,
@@ -83,15 +97,7 @@ void pack_component(const RowTable& t, int f, const Slot& slot0, const I* src, c
   const double step = t.step[f];
   for (int64_t j = a; j < b; ++j) {
     if (j + kPackPrefetch < b) __builtin_prefetch(from + src[j + kPackPrefetch]);
-    W v = from[src[j]];
-    const int sc = static_cast<int8_t>((static_cast<uint32_t>(shift[j]) >> (8 * d)) & 0xffu);
-    if (sc != 0) {  // as copy_row_of
-      P x;
-      std::memcpy(&x, &v, sizeof x);
-      x = x + static_cast<P>(sc * step);
-      std::memcpy(&v, &x, sizeof x);
-    }
-    to[j - a] = v;
+    to[j - a] = shifted<W, P>(from[src[j]], shift[j], d, step);
   }
 }
 
@@ -107,30 +113,20 @@ void pack_component_runs(const RowTable& t, int f, const Slot& slot0, const I* s
                          const int32_t* shift, const EntryRuns& runs, int64_t a, int64_t b) {
   const W* from = reinterpret_cast<const W*>(t.row[f]);
   W* to = reinterpret_cast<W*>(slot0.direct ? t.at(f, slot0.row)
-                                            : t.in_block(f, slot0.block, slot0.k, slot0.local)) -
-          a;
+                                            : t.in_block(f, slot0.block, slot0.k, slot0.local));
   const int d = t.shift[f];
-  const bool shifted = sizeof(W) == sizeof(P) && d >= 0 && shift != nullptr;
+  const bool shifting = sizeof(W) == sizeof(P) && d >= 0 && shift != nullptr;
   const double step = t.step[f];
   for (int64_t q = runs.run_of(a), j0 = a; j0 < b; ++q) {
     const int64_t j1 = runs.at[q + 1] < b ? runs.at[q + 1] : b;
     if (q + kRunPrefetch < runs.n) __builtin_prefetch(from + src[runs.at[q + kRunPrefetch]]);
-    const W* s = from + (src[j0] - j0);  // entry j's source is s[j] within the run
-    if (!shifted) {
-      for (int64_t j = j0; j < j1; ++j) to[j] = s[j];
-    } else {
-      for (int64_t j = j0; j < j1; ++j) {
-        W v = s[j];
-        const int sc = static_cast<int8_t>((static_cast<uint32_t>(shift[j]) >> (8 * d)) & 0xffu);
-        if (sc != 0) {  // as copy_row_of
-          P x;
-          std::memcpy(&x, &v, sizeof x);
-          x = x + static_cast<P>(sc * step);
-          std::memcpy(&v, &x, sizeof x);
-        }
-        to[j] = v;
-      }
-    }
+    const W* s = from + src[j0];  // the run's sources, one after another
+    W* o = to + (j0 - a);
+    const int64_t len = j1 - j0;
+    if (!shifting)
+      for (int64_t i = 0; i < len; ++i) o[i] = s[i];
+    else
+      for (int64_t i = 0; i < len; ++i) o[i] = shifted<W, P>(s[i], shift[j0 + i], d, step);
     j0 = j1;
   }
 }

@@ -94,12 +94,13 @@ void reduce_run(T* dst, const T* val, const I* src, int64_t lo, int64_t hi) {
 template <int OP, class T, class I>
 void reduce_runs(T* dst, const T* val, const I* src, const EntryRuns& runs, int64_t lo,
                  int64_t hi) {
-  const T* v = val - lo;
   for (int64_t q = runs.run_of(lo), j0 = lo; j0 < hi; ++q) {
     const int64_t j1 = runs.at[q + 1] < hi ? runs.at[q + 1] : hi;
     if (q + kRunPrefetch < runs.n) __builtin_prefetch(dst + src[runs.at[q + kRunPrefetch]]);
-    T* d = dst + (static_cast<int64_t>(src[j0]) - j0);  // entry j's row is d[j] within the run
-    for (int64_t j = j0; j < j1; ++j) d[j] = combined(d[j], v[j], OP);
+    T* d = dst + src[j0];  // the run's rows, one after another
+    const T* v = val + (j0 - lo);
+    const int64_t len = j1 - j0;
+    for (int64_t i = 0; i < len; ++i) d[i] = combined(d[i], v[i], OP);
     j0 = j1;
   }
 }
