@@ -35,12 +35,12 @@ pvec_add_test(hardening_threads SOURCES ${_hard}/test_hardening_threads.cpp LABE
 # Failure atomicity: links the static archive of the library objects, whose allocator has the
 # fault-injection hook (pvec::impl::inject_allocation_failure). Not through pvec_add_test,
 # whose test main links libpvec.so: two copies of the library state would make injection
-# miss. So the test main is compiled again here, against the archive.
+# miss. So the helpers are compiled again here, against the archive (the test main is the shared
+# pvec_catch_runner, which only calls them).
 add_executable(hardening_atomicity ${_hard}/test_hardening_atomicity.cpp ${_capi_util}
-                                   ${CMAKE_CURRENT_SOURCE_DIR}/support/test_main.cpp
                                    ${CMAKE_CURRENT_SOURCE_DIR}/support/test_support.cpp
                                    ${CMAKE_CURRENT_SOURCE_DIR}/support/snapshot.cpp)
-target_link_libraries(hardening_atomicity PRIVATE pvec_static Catch2::Catch2)
+target_link_libraries(hardening_atomicity PRIVATE pvec_static pvec_catch_runner Catch2::Catch2)
 target_include_directories(hardening_atomicity PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support
                                                        ${CMAKE_CURRENT_SOURCE_DIR}/capi)
 if(PVEC_HAVE_MPI)
@@ -56,10 +56,10 @@ set_tests_properties(hardening_atomicity PROPERTIES ENVIRONMENT "${PVEC_TEST_ENV
 # fail the call on every rank without a hang (a hang shows as the timeout). MPI builds only.
 if(PVEC_HAVE_MPI)
   add_executable(hardening_collective ${_hard}/test_hardening_collective.cpp ${_capi_util}
-                                      ${CMAKE_CURRENT_SOURCE_DIR}/support/test_main.cpp
                                       ${CMAKE_CURRENT_SOURCE_DIR}/support/test_support.cpp
-                                   ${CMAKE_CURRENT_SOURCE_DIR}/support/snapshot.cpp)
-  target_link_libraries(hardening_collective PRIVATE pvec_static Catch2::Catch2 MPI::MPI_C)
+                                      ${CMAKE_CURRENT_SOURCE_DIR}/support/snapshot.cpp)
+  target_link_libraries(hardening_collective PRIVATE pvec_static pvec_catch_runner Catch2::Catch2
+                                                     MPI::MPI_C)
   target_include_directories(hardening_collective PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support
                                                           ${CMAKE_CURRENT_SOURCE_DIR}/capi)
   target_compile_definitions(hardening_collective PRIVATE PVEC_TEST_HAVE_MPI=1
