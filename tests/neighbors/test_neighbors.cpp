@@ -622,6 +622,7 @@ namespace {
 struct Arrays {
   std::vector<int32_t> off[2], parts[2], loc[2];
   int sorted[2] = {0, 0};
+  bool on_device = false;  // the cell lists were built on a device mirror
   HostList full, half;
   HostList full_again, half_again;  // after a second build of the same lists
 };
@@ -635,6 +636,7 @@ Arrays build_all(pvec_vector_t v, Path p, int span, double cutoff, double skin) 
     pvec_cell_list_info info = PVEC_CELL_LIST_INFO_INIT;
     DIST_OK(pvec_cell_list_get(cl, &info));
     const bool dev = info.on_device != 0;
+    a.on_device = dev;
     a.off[gh] = fetch(info.cell_offsets, info.ncells + 1, dev);
     a.parts[gh] = fetch(info.cell_particles, info.n_entries, dev);
     a.loc[gh] = fetch(info.local_offsets, info.ncells + 1, dev);
@@ -717,12 +719,18 @@ TEST_CASE("every build method gives the host's arrays", "[neighbors]") {
         const Arrays ref = build_all(v, Path::host, span, cutoff, skin);
         if (sorted && span == 1 && ref.sorted[0] == 0)
           f.add("a sorted vector's cell list says unsorted");
+        // The variables choose among device methods only: where the device path runs on the
+        // host (no CUDA backend) every choice is the same code, so one is built.
+        bool device_methods = true;
         for (const char* bucket : {"radix", "atomic"})
           for (const char* pass : {static_cast<const char*>(nullptr), "particle", "two"}) {
+            if (!device_methods) continue;
             INFO("span " << span << ", PVEC_BUCKET_SORT=" << bucket
                          << ", PVEC_VERLET_PASS=" << (pass ? pass : "(default)"));
             pvec_test::ScopedEnv e1("PVEC_BUCKET_SORT", bucket), e2("PVEC_VERLET_PASS", pass);
-            compare(ref, build_all(v, Path::device, span, cutoff, skin), f);
+            const Arrays got = build_all(v, Path::device, span, cutoff, skin);
+            compare(ref, got, f);
+            device_methods = got.on_device;
           }
       }
       f.require("build methods");

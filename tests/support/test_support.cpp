@@ -1,6 +1,7 @@
 #include "test_support.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 
 #ifdef PVEC_TEST_HAVE_MPI
 #include <mpi.h>
@@ -49,5 +50,7 @@ int world_size() {
   return 1;
 #endif
 }
+
+bool light() { return std::getenv("PVEC_TEST_LIGHT") != nullptr; }
 
 }  // namespace pvec_test

@@ -15,4 +15,9 @@ int all_ranks_max(int v);
 int world_rank();
 int world_size();
 
+// PVEC_TEST_LIGHT is set (scripts/hardening.sh sets it for the sanitizer runs): the few tests
+// whose own arithmetic dominates under the sanitizers run smaller instances of the same code
+// paths; the plain suite (scripts/test.sh) runs the full sizes.
+bool light();
+
 }  // namespace pvec_test
