@@ -1,4 +1,7 @@
-// bucket_sort (bucket_sort.hpp). Device, from 2^15 items: a stable radix sort of (key, item)
+// bucket_sort (bucket_sort.hpp). Device, from 2^15 items: keys of more than 16 bits take the
+// tiled sort (tile_sort.hpp: CUB's passes but the last, then one pass per tile of buckets that
+// writes the order and the offsets). Otherwise, or where a tile is crowded, or with
+// PVEC_BUCKET_SORT=radix: a stable radix sort of (key, item)
 // (CUB, over the bits the keys use; the caller's key pass may have written the identity it
 // sorts), then the bucket offsets in one pass over the sorted keys that writes every entry once
 // (empty buckets included; nothing zeroed or scanned): no atomics but one per run of more than
@@ -14,6 +17,7 @@
 #include "backend/for_each.cuh"
 #include "common/error.hpp"
 #include "neighbors/neighbor_dispatch.hpp"
+#include "neighbors/tile_sort.hpp"
 #include "primitives/primitives.hpp"
 
 #include <algorithm>
@@ -245,8 +249,11 @@ const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int
 void radix_bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                        int64_t n_split, int32_t* offsets, int32_t* order, int32_t* split_offsets,
                        BucketScratch& s, const int32_t* identity) {
-  const int32_t* sorted = radix_order(exec, keys, n, nb, order, s, identity);
-  bucket_offsets_of_sorted(exec, sorted, n, nb, offsets, s);
+  const TilePlan plan = tile_sort_enabled() ? tile_plan(n, nb) : TilePlan{};
+  if (!plan.use || !tile_sort(exec, plan, keys, n, nb, identity, order, offsets, s)) {
+    const int32_t* sorted = radix_order(exec, keys, n, nb, order, s, identity);
+    bucket_offsets_of_sorted(exec, sorted, n, nb, offsets, s);
+  }
   if (split_offsets == nullptr) return;
   if (n_split >= n) {  // every item is below the split: the split offsets are the offsets
     copy_bytes(split_offsets, offsets, static_cast<size_t>(nb + 1) * sizeof(int32_t), true,
@@ -361,7 +368,9 @@ void bucket_order(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, 
                   ScratchBuffer& offsets_scratch, BucketScratch& s, const int32_t* identity) {
   check_sizes(n, nb);
   if (exec.on_device && use_radix(n)) {
-    radix_order(exec, keys, n, nb, order, s, identity);
+    const TilePlan plan = tile_sort_enabled() ? tile_plan(n, nb) : TilePlan{};
+    if (!plan.use || !tile_sort(exec, plan, keys, n, nb, identity, order, nullptr, s))
+      radix_order(exec, keys, n, nb, order, s, identity);
     return;
   }
   int32_t* offsets = offsets_scratch.ensure_as<int32_t>(static_cast<size_t>(nb + 1));

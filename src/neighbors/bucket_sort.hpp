@@ -12,11 +12,14 @@
 namespace pvec::impl {
 
 // The work buffers of bucket_sort, kept by its caller so that steady state allocates nothing.
+// slot: the atomic path's slots, or the tiled path's items after CUB's passes; tiles: the tiled
+// path's tile starts (tile_sort.hpp).
 struct BucketScratch {
-  ScratchBuffer slot, tmp, keys_alt, vals_in, flag, gaps;
+  ScratchBuffer slot, tmp, keys_alt, vals_in, flag, gaps, tiles;
   void set_kind(MemKind k) {
     slot.set_kind(k);
     gaps.set_kind(k);
+    tiles.set_kind(k);
     tmp.set_kind(k);
     keys_alt.set_kind(k);
     vals_in.set_kind(k);

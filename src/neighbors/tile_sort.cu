@@ -1,0 +1,238 @@
+// tile_sort (tile_sort.hpp). After CUB's passes over the upper key bits, the items of tile t
+// (keys in [t 2^T, (t + 1) 2^T)) are contiguous and in item order within equal upper bits. A
+// search per tile finds where each tile starts; then one block of 256 threads per tile:
+//   1. each warp takes a contiguous stretch of the tile (a multiple of 32 items) and counts its
+//      items per bucket in a row of shared memory of its own;
+//   2. one exclusive scan over (bucket, warp) gives each warp's first position per bucket (and
+//      the tile's bucket offsets);
+//   3. each warp walks its stretch in order, 32 items at a time: lanes with the same bucket
+//      (__match_any_sync) take consecutive positions in lane order, and the lowest of them
+//      advances the warp's position for that bucket.
+// Items therefore keep their order within a bucket: the result is the stable sort by key. A tile
+// of up to 4,096 items is held in registers (16 per lane) between steps 1 and 3; a larger one is
+// read twice. Tiles above kTileCap items are refused before the tile pass (one wait for the
+// stream), and the caller sorts the three-pass way.
+#include "neighbors/tile_sort.hpp"
+
+#include "backend/device.hpp"
+#include "backend/for_each.cuh"
+#include "common/error.hpp"
+#include "common/hd.hpp"
+#include "primitives/primitives.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__CUDACC__)
+#include <cub/block/block_scan.cuh>
+#include <cub/device/device_radix_sort.cuh>
+#endif
+
+namespace pvec::impl {
+
+namespace {
+constexpr int kTileThreads = 256;  // one block per tile; at most 256 buckets per tile
+constexpr int kTileWarps = kTileThreads / 32;
+constexpr int kTileRegs = 16;                                // items per lane kept in registers
+constexpr int64_t kTileRegItems = kTileThreads * kTileRegs;  // 4096
+
+struct Identity {
+  int32_t* v;
+  PVEC_HD void operator()(int64_t i) const { v[i] = static_cast<int32_t>(i); }
+};
+}  // namespace
+
+TilePlan tile_plan(int64_t n, int64_t nb) {
+  TilePlan p;
+  if (n < (int64_t{1} << 15) || nb < 2) return p;
+  p.end_bit = bucket_key_bits(nb);
+  if (p.end_bit <= 16) return p;
+  const int passes = (p.end_bit + 7) / 8;  // CUB's 8-bit digit passes over the whole key
+  p.low_bits = p.end_bit - 8 * (passes - 1);
+  // Items a tile of 2^b buckets is expected to hold (the keys' mean density).
+  auto expected = [&](int b) { return static_cast<double>(n) * std::ldexp(1.0, b) / nb; };
+  if (expected(p.low_bits) > static_cast<double>(kTileCap) / 4) return p;
+  int t = p.low_bits;
+  while (t < 8 && expected(t + 1) <= static_cast<double>(kTileRegItems)) ++t;
+  p.tile_bits = t;
+  p.tiles = (nb + (int64_t{1} << t) - 1) >> t;
+  p.use = true;
+  return p;
+}
+
+bool tile_sort_enabled() {
+  const char* e = std::getenv("PVEC_BUCKET_SORT");
+  return e == nullptr || std::strcmp(e, "radix") != 0;
+}
+
+#if defined(__CUDACC__)
+namespace {
+
+// The first position whose key's tile is >= t (keys sorted by tile).
+__device__ inline int32_t tile_lower_bound(const int32_t* sorted, int32_t n, int tile_bits,
+                                           int64_t t) {
+  int32_t lo = 0, hi = n;
+  while (lo < hi) {
+    const int32_t mid = lo + (hi - lo) / 2;
+    if ((sorted[mid] >> tile_bits) < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// tstart[t] for t in [0, tiles] (tstart[tiles] = n); *crowded = 1 when a tile holds more than
+// kTileCap items.
+__global__ void tile_starts_kernel(const int32_t* sorted, int32_t n, int tile_bits, int64_t tiles,
+                                   int32_t* tstart, int32_t* crowded) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t > tiles) return;
+  const int32_t first = tile_lower_bound(sorted, n, tile_bits, t);
+  tstart[t] = first;
+  if (t == tiles) return;
+  const int32_t last = tile_lower_bound(sorted, n, tile_bits, t + 1);
+  if (last - first > kTileCap) atomicOr(crowded, 1);
+}
+
+// One tile per block (file comment). keys: sorted by tile; items: theirs. Writes order for the
+// tile's positions and, with kOffsets, offsets of the tile's buckets (offsets[nb] = n by the
+// last tile).
+template <bool kOffsets>
+__global__ void __launch_bounds__(kTileThreads)
+    tile_sort_kernel(const int32_t* __restrict__ keys, const int32_t* __restrict__ items,
+                     const int32_t* __restrict__ tstart, int tile_bits, int64_t nb, int32_t n,
+                     int32_t* __restrict__ order, int32_t* __restrict__ offsets) {
+  using Scan = cub::BlockScan<int32_t, kTileThreads>;
+  __shared__ typename Scan::TempStorage scan_tmp;
+  __shared__ int32_t pos[kTileWarps * kTileThreads];  // [warp][bucket]: counts, then positions
+  const int64_t t = blockIdx.x;
+  const int32_t start = tstart[t], end = tstart[t + 1], m = end - start;
+  const int32_t mask = (1 << tile_bits) - 1;
+  const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31u);
+  for (int i = static_cast<int>(threadIdx.x); i < kTileWarps * kTileThreads; i += kTileThreads)
+    pos[i] = 0;
+  // Warp w's stretch: [w0, w1), a multiple of 32 items long (the last stretches may be short).
+  const int32_t stretch = (m + kTileThreads - 1) / kTileThreads * 32;
+  const int32_t w0 = min(end, start + warp * stretch), w1 = min(end, w0 + stretch);
+  int32_t* row = pos + warp * kTileThreads;
+  const bool in_regs = m <= kTileRegItems;  // then stretch <= 32 * kTileRegs
+  int32_t kr[kTileRegs], vr[kTileRegs];
+  __syncthreads();
+  if (in_regs) {
+#pragma unroll
+    for (int r = 0; r < kTileRegs; ++r) {
+      const int32_t i = w0 + 32 * r + lane;
+      kr[r] = i < w1 ? keys[i] : -1;
+      vr[r] = i < w1 ? items[i] : 0;
+    }
+#pragma unroll
+    for (int r = 0; r < kTileRegs; ++r)
+      if (kr[r] >= 0) atomicAdd(&row[kr[r] & mask], 1);
+  } else {
+    for (int32_t i = w0 + lane; i < w1; i += 32) atomicAdd(&row[keys[i] & mask], 1);
+  }
+  __syncthreads();
+  // Thread b owns bucket b: its count over the warps, the exclusive scan over buckets, then
+  // each warp's first position in the bucket.
+  const int b = static_cast<int>(threadIdx.x);
+  int32_t total = 0;
+#pragma unroll
+  for (int w = 0; w < kTileWarps; ++w) total += pos[w * kTileThreads + b];
+  int32_t before = 0;
+  Scan(scan_tmp).ExclusiveSum(total, before);
+  int32_t run = start + before;
+  if (kOffsets) {
+    const int64_t c = (t << tile_bits) + b;
+    if (b <= mask && c < nb) offsets[c] = run;
+    if (t == (nb - 1) >> tile_bits && b == 0) offsets[nb] = n;
+  }
+#pragma unroll
+  for (int w = 0; w < kTileWarps; ++w) {
+    const int32_t c = pos[w * kTileThreads + b];
+    pos[w * kTileThreads + b] = run;
+    run += c;
+  }
+  __syncthreads();
+  const unsigned below = (1u << lane) - 1u;
+  // One round of 32 items of the stretch: key k (< 0: no item), item v.
+  auto place = [&](int32_t k, int32_t v) {
+    const int32_t bucket = k >= 0 ? (k & mask) : kTileThreads + lane;  // no item: alone
+    const unsigned peers = __match_any_sync(0xffffffffu, bucket);
+    int32_t p = 0;
+    if (k >= 0) p = row[bucket] + __popc(peers & below);
+    __syncwarp();
+    if (k >= 0) {
+      order[p] = v;
+      if ((peers & below) == 0) row[bucket] += __popc(peers);
+    }
+    __syncwarp();
+  };
+  if (in_regs) {
+#pragma unroll
+    for (int r = 0; r < kTileRegs; ++r)
+      if (w0 + 32 * r < w1) place(kr[r], vr[r]);  // the same for the whole warp
+  } else {
+    for (int32_t i0 = w0; i0 < w1; i0 += 32) {
+      const int32_t i = i0 + lane;
+      place(i < w1 ? keys[i] : -1, i < w1 ? items[i] : 0);
+    }
+  }
+}
+
+}  // namespace
+
+bool tile_sort(const Exec& exec, const TilePlan& plan, const int32_t* keys, int64_t n, int64_t nb,
+               const int32_t* identity, int32_t* order, int32_t* offsets, BucketScratch& s) {
+  if (!exec.on_device || !plan.use)
+    fail(PVEC_ERROR_INTERNAL,
+         "tiled bucket sort: called off the device or for keys it does not suit");
+  cudaStream_t st = static_cast<cudaStream_t>(exec.stream);
+  const int items_n = as_cub_count(n);
+  const int32_t* items = identity;
+  if (items == nullptr) {
+    int32_t* v = s.vals_in.ensure_as<int32_t>(n);
+    for_each(exec, n, Identity{v});
+    items = v;
+  }
+  int32_t* keys_mid = s.keys_alt.ensure_as<int32_t>(n);
+  int32_t* items_mid = s.slot.ensure_as<int32_t>(n);
+  int32_t* tstart = s.tiles.ensure_as<int32_t>(plan.tiles + 1);
+  int32_t* crowded = s.flag.ensure_as<int32_t>(1);
+  size_t bytes = 0;
+  check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_mid, items, items_mid,
+                                             items_n, plan.low_bits, plan.end_bit, st),
+             "cub::DeviceRadixSort::SortPairs");
+  check_cuda(cub::DeviceRadixSort::SortPairs(s.tmp.ensure(std::max<size_t>(bytes, 1)), bytes, keys,
+                                             keys_mid, items, items_mid, items_n, plan.low_bits,
+                                             plan.end_bit, st),
+             "cub::DeviceRadixSort::SortPairs");
+  zero_2d(crowded, sizeof(int32_t), sizeof(int32_t), 1, true, exec.stream);
+  constexpr int kBlock = 256;
+  const int64_t searchers = plan.tiles + 1;
+  tile_starts_kernel<<<static_cast<unsigned>((searchers + kBlock - 1) / kBlock), kBlock, 0, st>>>(
+      keys_mid, items_n, plan.tile_bits, plan.tiles, tstart, crowded);
+  check_launch("tiled bucket sort: tile starts");
+  int32_t crowded_host = 0;
+  copy_bytes(&crowded_host, crowded, sizeof crowded_host, true, exec.stream);
+  stream_synchronize(exec.stream);
+  if (crowded_host != 0) return false;
+  const unsigned blocks = static_cast<unsigned>(plan.tiles);
+  if (offsets != nullptr)
+    tile_sort_kernel<true><<<blocks, kTileThreads, 0, st>>>(
+        keys_mid, items_mid, tstart, plan.tile_bits, nb, items_n, order, offsets);
+  else
+    tile_sort_kernel<false><<<blocks, kTileThreads, 0, st>>>(
+        keys_mid, items_mid, tstart, plan.tile_bits, nb, items_n, order, nullptr);
+  check_launch("tiled bucket sort: tiles");
+  return true;
+}
+#else
+bool tile_sort(const Exec&, const TilePlan&, const int32_t*, int64_t, int64_t, const int32_t*,
+               int32_t*, int32_t*, BucketScratch&) {
+  fail(PVEC_ERROR_INTERNAL, "tiled bucket sort in a build without CUDA");
+}
+#endif
+
+}  // namespace pvec::impl
