@@ -18,9 +18,9 @@ foreach(_t tile_sort tile_sort_gpu)
   if(_t STREQUAL tile_sort_gpu AND NOT PVEC_HAVE_CUDA)
     continue()
   endif()
-  add_executable(${_t} ${CMAKE_CURRENT_LIST_DIR}/test_tile_sort.cpp ${_sup}/test_main.cpp
-                       ${_sup}/test_support.cpp ${_sup}/snapshot.cpp)
-  target_link_libraries(${_t} PRIVATE pvec_static Catch2::Catch2)
+  add_executable(${_t} ${CMAKE_CURRENT_LIST_DIR}/test_tile_sort.cpp ${_sup}/test_support.cpp
+                       ${_sup}/snapshot.cpp)
+  target_link_libraries(${_t} PRIVATE pvec_static pvec_catch_runner Catch2::Catch2)
   target_include_directories(${_t} PRIVATE ${_sup} ${PROJECT_SOURCE_DIR}/src)
   target_compile_definitions(${_t} PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
   if(PVEC_HAVE_MPI)
