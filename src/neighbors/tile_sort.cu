@@ -63,7 +63,7 @@ TilePlan tile_plan(int64_t n, int64_t nb) {
 
 bool tile_sort_enabled() {
   const char* e = std::getenv("PVEC_BUCKET_SORT");
-  return e == nullptr || std::strcmp(e, "radix") != 0;
+  return e != nullptr && std::strcmp(e, "tiled") == 0;
 }
 
 #if defined(__CUDACC__)

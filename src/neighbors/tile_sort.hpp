@@ -30,8 +30,9 @@ struct TilePlan {
 };
 TilePlan tile_plan(int64_t n, int64_t nb);
 
-// Whether bucket_sort's device radix path takes the tiled sort where it suits: yes, unless
-// PVEC_BUCKET_SORT=radix (the three passes; a diagnostic for benchmarks).
+// Whether bucket_sort's device radix path takes the tiled sort where it suits: only with
+// PVEC_BUCKET_SORT=tiled, until it has been measured against the three passes on a GPU (it
+// has not yet run on one).
 bool tile_sort_enabled();
 
 // The tiled sort of keys[0..n) (in [0, nb)) with items[i] = i (identity, on the device; null: it

@@ -1,15 +1,15 @@
 // White box (links pvec_static): the tiled bucket sort (src/neighbors/tile_sort.hpp), which the
-// device radix path of bucket_sort takes for keys of more than 16 bits.
+// device radix path of bucket_sort takes for keys of more than 16 bits with
+// PVEC_BUCKET_SORT=tiled.
 // - Everywhere: the plan (which keys it takes, the bits CUB sorts, the tile width).
 // - With a device (tile_sort_gpu, built with CUDA; it skips, exit 77, without one): tile_sort
-// itself and
-//   bucket_sort / bucket_order through it, against the host's bucket sort, which is stable by
-//   construction: random keys of 17-27 bits, keys in order and descending, sparse buckets, a
-//   tile of more than 4,096 items (the path that reads a tile twice), crowded first and last
-//   buckets, a split at several places; a tile above kTileCap must be refused and bucket_sort
-//   must still be right; PVEC_BUCKET_SORT=radix must give the same arrays. Every case checks
-//   that the tiled path ran, so the test cannot pass on the three-pass sort alone. A difference
-//   is reported by its first entry, never by whole arrays.
+//   itself, and bucket_sort / bucket_order through it, against the host's bucket sort, which
+//   is stable by construction (the default three passes too): random keys of 17-26 bits, keys
+//   in order and descending, sparse buckets, a tile of more than 4,096 items (the path that
+//   reads a tile twice), crowded first and last buckets, a split at several places; a tile
+//   above kTileCap must be refused and bucket_sort must still be right. Every case checks that
+//   the tiled path ran, so the test cannot pass on the three-pass sort alone. A difference is
+//   reported by its first entry, never by whole arrays.
 #include "catch_compat.hpp"
 #include "scoped_env.hpp"
 
@@ -248,6 +248,14 @@ TEST_CASE("tiled sort gives the host's arrays", "[neighbors][gpu]") {
     REQUIRE(took);
     CHECK(first_difference("offsets", direct.offsets, want.offsets) == "");
     CHECK(first_difference("order", direct.order, want.order) == "");
+    // The default (CUB over every bit) gives the same arrays.
+    REQUIRE_FALSE(pvec::impl::tile_sort_enabled());
+    const Result three = device_sort(c.keys, c.nb, n, Via::bucket_sort, s);
+    CHECK(first_difference("offsets (three passes)", three.offsets, want.offsets) == "");
+    CHECK(first_difference("order (three passes)", three.order, want.order) == "");
+    // Through bucket_sort and bucket_order with the tiled sort on.
+    pvec_test::ScopedEnv tiled("PVEC_BUCKET_SORT", "tiled");
+    REQUIRE(pvec::impl::tile_sort_enabled());
     const Result ordered = device_sort(c.keys, c.nb, n, Via::bucket_order, s);
     CHECK(first_difference("order (bucket_order)", ordered.order, want.order) == "");
     for (int64_t n_split : {n, int64_t{0}, n / 3, n - 1}) {
@@ -258,12 +266,6 @@ TEST_CASE("tiled sort gives the host's arrays", "[neighbors][gpu]") {
       CHECK(first_difference("order", got.order, w.order) == "");
       CHECK(first_difference("split_offsets", got.split, w.split) == "");
     }
-    pvec_test::ScopedEnv three("PVEC_BUCKET_SORT", "radix");
-    REQUIRE_FALSE(pvec::impl::tile_sort_enabled());
-    const Result radix = device_sort(c.keys, c.nb, n / 2, Via::bucket_sort, s);
-    const Result w = host_sort(c.keys, c.nb, n / 2);
-    CHECK(first_difference("order (three passes)", radix.order, w.order) == "");
-    CHECK(first_difference("split (three passes)", radix.split, w.split) == "");
   }
 }
 
@@ -287,6 +289,7 @@ TEST_CASE("tiled sort refuses a crowded tile, and bucket_sort still sorts", "[ne
     device_sort(k, nb, n, Via::tile_sort, s, &took);
     CHECK_FALSE(took);
     const Result want = host_sort(k, nb, n / 2);
+    pvec_test::ScopedEnv tiled("PVEC_BUCKET_SORT", "tiled");
     const Result got = device_sort(k, nb, n / 2, Via::bucket_sort, s);
     CHECK(first_difference("offsets", got.offsets, want.offsets) == "");
     CHECK(first_difference("order", got.order, want.order) == "");
