@@ -35,19 +35,9 @@ pvec_add_test(hardening_threads SOURCES ${_hard}/test_hardening_threads.cpp LABE
 # Failure atomicity: links the static archive of the library objects, whose allocator has the
 # fault-injection hook (pvec::impl::inject_allocation_failure). Not through pvec_add_test,
 # whose test main links libpvec.so: two copies of the library state would make injection
-# miss. So the helpers are compiled again here, against the archive (the test main is the shared
-# pvec_catch_runner, which only calls them).
-add_executable(hardening_atomicity ${_hard}/test_hardening_atomicity.cpp ${_capi_util}
-                                   ${CMAKE_CURRENT_SOURCE_DIR}/support/test_support.cpp
-                                   ${CMAKE_CURRENT_SOURCE_DIR}/support/snapshot.cpp)
-target_link_libraries(hardening_atomicity PRIVATE pvec_static pvec_catch_runner Catch2::Catch2)
-target_include_directories(hardening_atomicity PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support
-                                                       ${CMAKE_CURRENT_SOURCE_DIR}/capi)
-if(PVEC_HAVE_MPI)
-  target_link_libraries(hardening_atomicity PRIVATE MPI::MPI_C)
-  target_compile_definitions(hardening_atomicity PRIVATE PVEC_TEST_HAVE_MPI=1)
-endif()
-target_compile_definitions(hardening_atomicity PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+# miss. So it is a pvec_whitebox_program, against the archive.
+pvec_whitebox_program(hardening_atomicity ${_hard}/test_hardening_atomicity.cpp ${_capi_util})
+target_include_directories(hardening_atomicity PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/capi)
 add_test(NAME hardening_atomicity COMMAND hardening_atomicity)
 set_tests_properties(hardening_atomicity PROPERTIES ENVIRONMENT "${PVEC_TEST_ENV}"
                                                     LABELS hardening TIMEOUT 600)
@@ -55,15 +45,8 @@ set_tests_properties(hardening_atomicity PROPERTIES ENVIRONMENT "${PVEC_TEST_ENV
 # The same for collective calls: allocation failure on rank 1 inside map / ghost_get must
 # fail the call on every rank without a hang (a hang shows as the timeout). MPI builds only.
 if(PVEC_HAVE_MPI)
-  add_executable(hardening_collective ${_hard}/test_hardening_collective.cpp ${_capi_util}
-                                      ${CMAKE_CURRENT_SOURCE_DIR}/support/test_support.cpp
-                                      ${CMAKE_CURRENT_SOURCE_DIR}/support/snapshot.cpp)
-  target_link_libraries(hardening_collective PRIVATE pvec_static pvec_catch_runner Catch2::Catch2
-                                                     MPI::MPI_C)
-  target_include_directories(hardening_collective PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/support
-                                                          ${CMAKE_CURRENT_SOURCE_DIR}/capi)
-  target_compile_definitions(hardening_collective PRIVATE PVEC_TEST_HAVE_MPI=1
-                                                          OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+  pvec_whitebox_program(hardening_collective ${_hard}/test_hardening_collective.cpp ${_capi_util})
+  target_include_directories(hardening_collective PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/capi)
   add_test(NAME hardening_collective_np2
            COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 ${PVEC_MPIEXEC_PREFLAGS}
                    $<TARGET_FILE:hardening_collective> ${MPIEXEC_POSTFLAGS})

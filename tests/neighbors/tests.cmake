@@ -13,20 +13,11 @@ unset(_here)
 # its plan everywhere; tile_sort_gpu (CUDA builds) also sorts on the device against the host's
 # sort and skips (77) without a device. Not through pvec_add_test, whose main links libpvec.so
 # (two copies of the library state).
-set(_sup ${PROJECT_SOURCE_DIR}/tests/support)
 foreach(_t tile_sort tile_sort_gpu)
   if(_t STREQUAL tile_sort_gpu AND NOT PVEC_HAVE_CUDA)
     continue()
   endif()
-  add_executable(${_t} ${CMAKE_CURRENT_LIST_DIR}/test_tile_sort.cpp ${_sup}/test_support.cpp
-                       ${_sup}/snapshot.cpp)
-  target_link_libraries(${_t} PRIVATE pvec_static pvec_catch_runner Catch2::Catch2)
-  target_include_directories(${_t} PRIVATE ${_sup} ${PROJECT_SOURCE_DIR}/src)
-  target_compile_definitions(${_t} PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
-  if(PVEC_HAVE_MPI)
-    target_link_libraries(${_t} PRIVATE MPI::MPI_C)
-    target_compile_definitions(${_t} PRIVATE PVEC_TEST_HAVE_MPI=1)
-  endif()
+  pvec_whitebox_program(${_t} ${CMAKE_CURRENT_LIST_DIR}/test_tile_sort.cpp)
   set(_labels neighbors)
   if(_t STREQUAL tile_sort_gpu)
     target_link_libraries(${_t} PRIVATE CUDA::cudart)
@@ -37,5 +28,4 @@ foreach(_t tile_sort tile_sort_gpu)
   set_tests_properties(${_t} PROPERTIES ENVIRONMENT "${PVEC_TEST_ENV}" LABELS "${_labels}"
                                         SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
-unset(_sup)
 unset(_labels)

@@ -38,19 +38,9 @@ function(pvec_add_dist_staged name)
 endfunction()
 
 # White-box variants of the distribution tests: a hook file sets one of pvec's internal test
-# switches before the tests run. Linked against the static archive (one copy of the library
-# state), so the test main and the helpers are compiled again here (Catch2's implementation is
-# the shared pvec_catch_runner).
+# switches before the tests run (pvec_whitebox_program: against the static archive).
 function(pvec_add_dist_whitebox name hook ranks)
-  add_executable(${name} ${hook} ${ARGN} ${_support}/dist_util.cpp
-                         ${_support}/test_support.cpp ${_support}/snapshot.cpp)
-  target_link_libraries(${name} PRIVATE pvec_static pvec_catch_runner Catch2::Catch2)
-  target_include_directories(${name} PRIVATE ${_support} ${PROJECT_SOURCE_DIR}/src)
-  target_compile_definitions(${name} PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
-  if(PVEC_HAVE_MPI)
-    target_link_libraries(${name} PRIVATE MPI::MPI_C)
-    target_compile_definitions(${name} PRIVATE PVEC_TEST_HAVE_MPI=1)
-  endif()
+  pvec_whitebox_program(${name} ${hook} ${ARGN} ${_support}/dist_util.cpp)
   foreach(n IN LISTS ranks)
     if(PVEC_HAVE_MPI)
       add_test(NAME ${name}_np${n}
