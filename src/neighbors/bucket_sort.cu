@@ -223,12 +223,7 @@ const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int
 #if defined(__CUDACC__)
   cudaStream_t st = static_cast<cudaStream_t>(exec.stream);
   int32_t* keys_out = s.keys_alt.ensure_as<int32_t>(std::max<int64_t>(n, 1));
-  const int32_t* items = identity;
-  if (items == nullptr) {
-    int32_t* v = s.vals_in.ensure_as<int32_t>(std::max<int64_t>(n, 1));
-    for_each(exec, n, Iota{v});
-    items = v;
-  }
+  const int32_t* items = bucket_items(exec, n, s, identity);
   const int items_n = as_cub_count(n);
   const int end_bit = bucket_key_bits(nb);
   size_t bytes = 0;
@@ -249,8 +244,7 @@ const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int
 void radix_bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                        int64_t n_split, int32_t* offsets, int32_t* order, int32_t* split_offsets,
                        BucketScratch& s, const int32_t* identity) {
-  const TilePlan plan = tile_sort_enabled() ? tile_plan(n, nb) : TilePlan{};
-  if (!plan.use || !tile_sort(exec, plan, keys, n, nb, identity, order, offsets, s)) {
+  if (!tile_sort_if_enabled(exec, keys, n, nb, identity, order, offsets, s)) {
     const int32_t* sorted = radix_order(exec, keys, n, nb, order, s, identity);
     bucket_offsets_of_sorted(exec, sorted, n, nb, offsets, s);
   }
@@ -305,6 +299,14 @@ void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* s
 }
 
 }  // namespace
+
+const int32_t* bucket_items(const Exec& exec, int64_t n, BucketScratch& s,
+                            const int32_t* identity) {
+  if (identity != nullptr) return identity;
+  int32_t* v = s.vals_in.ensure_as<int32_t>(std::max<int64_t>(n, 1));
+  for_each(exec, n, Iota{v});
+  return v;
+}
 
 int bucket_key_bits(int64_t nb) {
   int b = 1;
@@ -368,8 +370,7 @@ void bucket_order(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, 
                   ScratchBuffer& offsets_scratch, BucketScratch& s, const int32_t* identity) {
   check_sizes(n, nb);
   if (exec.on_device && use_radix(n)) {
-    const TilePlan plan = tile_sort_enabled() ? tile_plan(n, nb) : TilePlan{};
-    if (!plan.use || !tile_sort(exec, plan, keys, n, nb, identity, order, nullptr, s))
+    if (!tile_sort_if_enabled(exec, keys, n, nb, identity, order, nullptr, s))
       radix_order(exec, keys, n, nb, order, s, identity);
     return;
   }

@@ -15,9 +15,7 @@
 #include "neighbors/tile_sort.hpp"
 
 #include "backend/device.hpp"
-#include "backend/for_each.cuh"
 #include "common/error.hpp"
-#include "common/hd.hpp"
 #include "primitives/primitives.hpp"
 
 #include <cmath>
@@ -36,11 +34,6 @@ constexpr int kTileThreads = 256;  // one block per tile; at most 256 buckets pe
 constexpr int kTileWarps = kTileThreads / 32;
 constexpr int kTileRegs = 16;                                // items per lane kept in registers
 constexpr int64_t kTileRegItems = kTileThreads * kTileRegs;  // 4096
-
-struct Identity {
-  int32_t* v;
-  PVEC_HD void operator()(int64_t i) const { v[i] = static_cast<int32_t>(i); }
-};
 }  // namespace
 
 TilePlan tile_plan(int64_t n, int64_t nb) {
@@ -59,6 +52,14 @@ TilePlan tile_plan(int64_t n, int64_t nb) {
   p.tiles = (nb + (int64_t{1} << t) - 1) >> t;
   p.use = true;
   return p;
+}
+
+bool tile_sort_if_enabled(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
+                          const int32_t* identity, int32_t* order, int32_t* offsets,
+                          BucketScratch& s) {
+  if (!tile_sort_enabled()) return false;
+  const TilePlan plan = tile_plan(n, nb);
+  return plan.use && tile_sort(exec, plan, keys, n, nb, identity, order, offsets, s);
 }
 
 bool tile_sort_enabled() {
@@ -190,12 +191,7 @@ bool tile_sort(const Exec& exec, const TilePlan& plan, const int32_t* keys, int6
          "tiled bucket sort: called off the device or for keys it does not suit");
   cudaStream_t st = static_cast<cudaStream_t>(exec.stream);
   const int items_n = as_cub_count(n);
-  const int32_t* items = identity;
-  if (items == nullptr) {
-    int32_t* v = s.vals_in.ensure_as<int32_t>(n);
-    for_each(exec, n, Identity{v});
-    items = v;
-  }
+  const int32_t* items = bucket_items(exec, n, s, identity);
   int32_t* keys_mid = s.keys_alt.ensure_as<int32_t>(n);
   int32_t* items_mid = s.slot.ensure_as<int32_t>(n);
   int32_t* tstart = s.tiles.ensure_as<int32_t>(plan.tiles + 1);
