@@ -1,17 +1,19 @@
 // tile_sort (tile_sort.hpp). After CUB's passes over the upper key bits, the items of tile t
 // (keys in [t 2^T, (t + 1) 2^T)) are contiguous and in item order within equal upper bits. A
 // search per tile finds where each tile starts; then one block of 256 threads per tile:
-//   1. each warp takes a contiguous stretch of the tile (a multiple of 32 items) and counts its
-//      items per bucket in a row of shared memory of its own;
+//   1. each warp takes a contiguous stretch of the tile (a multiple of 32 items) and walks it in
+//      order, 32 items at a time: lanes with the same bucket (__match_any_sync) take
+//      consecutive ranks in lane order, and the lowest of them advances the warp's count for
+//      that bucket (a row of shared memory per warp);
 //   2. one exclusive scan over (bucket, warp) gives each warp's first position per bucket (and
 //      the tile's bucket offsets);
-//   3. each warp walks its stretch in order, 32 items at a time: lanes with the same bucket
-//      (__match_any_sync) take consecutive positions in lane order, and the lowest of them
-//      advances the warp's position for that bucket.
+//   3. each item goes to its warp's first position in its bucket plus its rank: into shared
+//      memory, then the tile's order is written out in one coalesced sweep.
 // Items therefore keep their order within a bucket: the result is the stable sort by key. A tile
-// of up to 4,096 items is held in registers (16 per lane) between steps 1 and 3; a larger one is
-// read twice. Tiles above kTileCap items are refused before the tile pass (one wait for the
-// stream), and the caller sorts the three-pass way.
+// of up to 4,096 items is held in registers (16 per lane, with its packed bucket and rank)
+// between steps 1 and 3; a larger one is counted with shared atomics, read twice and placed
+// straight into the output. Tiles above kTileCap items are refused before the tile pass (one
+// wait for the stream), and the caller sorts the three-pass way.
 #include "neighbors/tile_sort.hpp"
 
 #include "backend/device.hpp"
@@ -57,14 +59,16 @@ TilePlan tile_plan(int64_t n, int64_t nb) {
 bool tile_sort_if_enabled(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                           const int32_t* identity, int32_t* order, int32_t* offsets,
                           BucketScratch& s) {
-  if (!tile_sort_enabled()) return false;
+  if (!tile_sort_enabled(offsets != nullptr)) return false;
   const TilePlan plan = tile_plan(n, nb);
   return plan.use && tile_sort(exec, plan, keys, n, nb, identity, order, offsets, s);
 }
 
-bool tile_sort_enabled() {
+bool tile_sort_enabled(bool with_offsets) {
   const char* e = std::getenv("PVEC_BUCKET_SORT");
-  return e != nullptr && std::strcmp(e, "tiled") == 0;
+  if (e != nullptr && std::strcmp(e, "tiled") == 0) return true;
+  if (e != nullptr && std::strcmp(e, "radix") == 0) return false;
+  return !with_offsets;
 }
 
 #if defined(__CUDACC__)
@@ -99,7 +103,9 @@ __global__ void tile_starts_kernel(const int32_t* sorted, int32_t n, int tile_bi
 
 // One tile per block (file comment). keys: sorted by tile; items: theirs. Writes order for the
 // tile's positions and, with kOffsets, offsets of the tile's buckets (offsets[nb] = n by the
-// last tile).
+// last tile). A tile held in registers is ranked once (bucket and rank within the warp's items
+// of that bucket, packed in one register), placed in shared memory and written out coalesced; a
+// larger tile is counted with shared atomics and placed straight into order.
 template <bool kOffsets>
 __global__ void __launch_bounds__(kTileThreads)
     tile_sort_kernel(const int32_t* __restrict__ keys, const int32_t* __restrict__ items,
@@ -108,10 +114,12 @@ __global__ void __launch_bounds__(kTileThreads)
   using Scan = cub::BlockScan<int32_t, kTileThreads>;
   __shared__ typename Scan::TempStorage scan_tmp;
   __shared__ int32_t pos[kTileWarps * kTileThreads];  // [warp][bucket]: counts, then positions
+  __shared__ int32_t staged[kTileRegItems];           // the tile's order, when in registers
   const int64_t t = blockIdx.x;
   const int32_t start = tstart[t], end = tstart[t + 1], m = end - start;
   const int32_t mask = (1 << tile_bits) - 1;
   const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31u);
+  const unsigned below = (1u << lane) - 1u;
   for (int i = static_cast<int>(threadIdx.x); i < kTileWarps * kTileThreads; i += kTileThreads)
     pos[i] = 0;
   // Warp w's stretch: [w0, w1), a multiple of 32 items long (the last stretches may be short).
@@ -119,34 +127,44 @@ __global__ void __launch_bounds__(kTileThreads)
   const int32_t w0 = min(end, start + warp * stretch), w1 = min(end, w0 + stretch);
   int32_t* row = pos + warp * kTileThreads;
   const bool in_regs = m <= kTileRegItems;  // then stretch <= 32 * kTileRegs
-  int32_t kr[kTileRegs], vr[kTileRegs];
+  // In registers: packed[r] = bucket | rank << 8 (rank among the warp's earlier items of the
+  // bucket; < 0: no item), vr[r] the item.
+  int32_t packed[kTileRegs], vr[kTileRegs];
   __syncthreads();
   if (in_regs) {
 #pragma unroll
     for (int r = 0; r < kTileRegs; ++r) {
       const int32_t i = w0 + 32 * r + lane;
-      kr[r] = i < w1 ? keys[i] : -1;
+      packed[r] = i < w1 ? keys[i] : -1;
       vr[r] = i < w1 ? items[i] : 0;
     }
 #pragma unroll
-    for (int r = 0; r < kTileRegs; ++r)
-      if (kr[r] >= 0) atomicAdd(&row[kr[r] & mask], 1);
+    for (int r = 0; r < kTileRegs; ++r) {
+      if (w0 + 32 * r >= w1) break;  // the same for the whole warp
+      const int32_t k = packed[r];
+      const int32_t bucket = k >= 0 ? (k & mask) : kTileThreads + lane;  // no item: alone
+      const unsigned peers = __match_any_sync(0xffffffffu, bucket);
+      const int32_t base = k >= 0 ? row[bucket] : 0;
+      __syncwarp();
+      if (k >= 0 && (peers & below) == 0) row[bucket] = base + __popc(peers);
+      __syncwarp();
+      packed[r] = k >= 0 ? (bucket | (base + __popc(peers & below)) << 8) : -1;
+    }
   } else {
     for (int32_t i = w0 + lane; i < w1; i += 32) atomicAdd(&row[keys[i] & mask], 1);
   }
   __syncthreads();
   // Thread b owns bucket b: its count over the warps, the exclusive scan over buckets, then
-  // each warp's first position in the bucket.
+  // each warp's first position in the bucket (relative to the tile's start).
   const int b = static_cast<int>(threadIdx.x);
   int32_t total = 0;
 #pragma unroll
   for (int w = 0; w < kTileWarps; ++w) total += pos[w * kTileThreads + b];
-  int32_t before = 0;
-  Scan(scan_tmp).ExclusiveSum(total, before);
-  int32_t run = start + before;
+  int32_t run = 0;
+  Scan(scan_tmp).ExclusiveSum(total, run);
   if (kOffsets) {
     const int64_t c = (t << tile_bits) + b;
-    if (b <= mask && c < nb) offsets[c] = run;
+    if (b <= mask && c < nb) offsets[c] = start + run;
     if (t == (nb - 1) >> tile_bits && b == 0) offsets[nb] = n;
   }
 #pragma unroll
@@ -156,29 +174,31 @@ __global__ void __launch_bounds__(kTileThreads)
     run += c;
   }
   __syncthreads();
-  const unsigned below = (1u << lane) - 1u;
-  // One round of 32 items of the stretch: key k (< 0: no item), item v.
-  auto place = [&](int32_t k, int32_t v) {
-    const int32_t bucket = k >= 0 ? (k & mask) : kTileThreads + lane;  // no item: alone
+  if (in_regs) {
+#pragma unroll
+    for (int r = 0; r < kTileRegs; ++r)
+      if (packed[r] >= 0) staged[row[packed[r] & 0xff] + (packed[r] >> 8)] = vr[r];
+    __syncthreads();
+    for (int32_t i = static_cast<int32_t>(threadIdx.x); i < m; i += kTileThreads)
+      order[start + i] = staged[i];
+    return;
+  }
+  // Read twice: each warp walks its stretch in order, 32 items at a time; lanes with the same
+  // bucket take consecutive positions in lane order, and the lowest of them advances the
+  // warp's position for that bucket.
+  for (int32_t i0 = w0; i0 < w1; i0 += 32) {
+    const int32_t i = i0 + lane;
+    const int32_t k = i < w1 ? keys[i] : -1;
+    const int32_t bucket = k >= 0 ? (k & mask) : kTileThreads + lane;
     const unsigned peers = __match_any_sync(0xffffffffu, bucket);
     int32_t p = 0;
     if (k >= 0) p = row[bucket] + __popc(peers & below);
     __syncwarp();
     if (k >= 0) {
-      order[p] = v;
+      order[start + p] = items[i];
       if ((peers & below) == 0) row[bucket] += __popc(peers);
     }
     __syncwarp();
-  };
-  if (in_regs) {
-#pragma unroll
-    for (int r = 0; r < kTileRegs; ++r)
-      if (w0 + 32 * r < w1) place(kr[r], vr[r]);  // the same for the whole warp
-  } else {
-    for (int32_t i0 = w0; i0 < w1; i0 += 32) {
-      const int32_t i = i0 + lane;
-      place(i < w1 ? keys[i] : -1, i < w1 ? items[i] : 0);
-    }
   }
 }
 

@@ -722,7 +722,7 @@ TEST_CASE("every build method gives the host's arrays", "[neighbors]") {
         // The variables choose among device methods only: where the device path runs on the
         // host (no CUDA backend) every choice is the same code, so one is built.
         bool device_methods = true;
-        for (const char* bucket : {"radix", "atomic"})
+        for (const char* bucket : {"radix", "tiled", "atomic"})
           for (const char* pass : {static_cast<const char*>(nullptr), "particle", "two"}) {
             if (!device_methods) continue;
             INFO("span " << span << ", PVEC_BUCKET_SORT=" << bucket

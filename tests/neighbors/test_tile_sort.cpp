@@ -1,6 +1,7 @@
 // White box (links pvec_static): the tiled bucket sort (src/neighbors/tile_sort.hpp), which the
-// device radix path of bucket_sort takes for keys of more than 16 bits with
-// PVEC_BUCKET_SORT=tiled.
+// device radix path takes for keys of more than 16 bits: by default in bucket_order (the
+// locality sort), with PVEC_BUCKET_SORT=tiled in bucket_sort (cell lists) too.
+// - Everywhere: which calls take it by default and under PVEC_BUCKET_SORT.
 // - Everywhere: the plan (which keys it takes, the bits CUB sorts, the tile width).
 // - With a device (tile_sort_gpu, built with CUDA; it skips, exit 77, without one): tile_sort
 //   itself, and bucket_sort / bucket_order through it, against the host's bucket sort, which
@@ -28,6 +29,30 @@
 #endif
 
 using pvec::impl::TilePlan;
+
+TEST_CASE("which calls take the tiled sort", "[neighbors][plan]") {
+  using pvec::impl::tile_sort_enabled;
+  {
+    pvec_test::ScopedEnv unset("PVEC_BUCKET_SORT", nullptr);
+    CHECK(tile_sort_enabled(false));       // the locality sort's order
+    CHECK_FALSE(tile_sort_enabled(true));  // cell lists (offsets wanted)
+  }
+  {
+    pvec_test::ScopedEnv tiled("PVEC_BUCKET_SORT", "tiled");
+    CHECK(tile_sort_enabled(false));
+    CHECK(tile_sort_enabled(true));
+  }
+  {
+    pvec_test::ScopedEnv radix("PVEC_BUCKET_SORT", "radix");
+    CHECK_FALSE(tile_sort_enabled(false));
+    CHECK_FALSE(tile_sort_enabled(true));
+  }
+  {
+    pvec_test::ScopedEnv atomic("PVEC_BUCKET_SORT", "atomic");  // not a radix method: defaults
+    CHECK(tile_sort_enabled(false));
+    CHECK_FALSE(tile_sort_enabled(true));
+  }
+}
 
 TEST_CASE("tile plan: which keys the tiled sort takes", "[neighbors][plan]") {
   using pvec::impl::tile_plan;
@@ -248,16 +273,18 @@ TEST_CASE("tiled sort gives the host's arrays", "[neighbors][gpu]") {
     REQUIRE(took);
     CHECK(first_difference("offsets", direct.offsets, want.offsets) == "");
     CHECK(first_difference("order", direct.order, want.order) == "");
-    // The default (CUB over every bit) gives the same arrays.
-    REQUIRE_FALSE(pvec::impl::tile_sort_enabled());
+    // The default cell list sort (CUB over every bit) gives the same arrays.
+    REQUIRE_FALSE(pvec::impl::tile_sort_enabled(true));
     const Result three = device_sort(c.keys, c.nb, n, Via::bucket_sort, s);
     CHECK(first_difference("offsets (three passes)", three.offsets, want.offsets) == "");
     CHECK(first_difference("order (three passes)", three.order, want.order) == "");
-    // Through bucket_sort and bucket_order with the tiled sort on.
-    pvec_test::ScopedEnv tiled("PVEC_BUCKET_SORT", "tiled");
-    REQUIRE(pvec::impl::tile_sort_enabled());
+    // bucket_order takes the tiled sort by default.
+    REQUIRE(pvec::impl::tile_sort_enabled(false));
     const Result ordered = device_sort(c.keys, c.nb, n, Via::bucket_order, s);
     CHECK(first_difference("order (bucket_order)", ordered.order, want.order) == "");
+    // bucket_sort with the tiled sort asked for.
+    pvec_test::ScopedEnv tiled("PVEC_BUCKET_SORT", "tiled");
+    REQUIRE(pvec::impl::tile_sort_enabled(true));
     for (int64_t n_split : {n, int64_t{0}, n / 3, n - 1}) {
       INFO("split " << n_split);
       const Result w = n_split == n ? want : host_sort(c.keys, c.nb, n_split);
@@ -290,6 +317,7 @@ TEST_CASE("tiled sort refuses a crowded tile, and bucket_sort still sorts", "[ne
     CHECK_FALSE(took);
     const Result want = host_sort(k, nb, n / 2);
     pvec_test::ScopedEnv tiled("PVEC_BUCKET_SORT", "tiled");
+    REQUIRE(pvec::impl::tile_sort_enabled(true));
     const Result got = device_sort(k, nb, n / 2, Via::bucket_sort, s);
     CHECK(first_difference("offsets", got.offsets, want.offsets) == "");
     CHECK(first_difference("order", got.order, want.order) == "");
