@@ -8,8 +8,12 @@
 #   bash scripts/gpu_check.sh test           ctest over build-gpu (GPU tests run, not skipped)
 #   bash scripts/gpu_check.sh ab BASE        bench_map_ghost of BASE and of this tree, interleaved,
 #                                            1 and 2 ranks, sorted order, 2^24 and 2^26
+#   bash scripts/gpu_check.sh ncu-cells      Nsight Compute: time and DRAM bytes of every kernel of
+#                                            the 10^8 cell list builds (default, atomic, tiled),
+#                                            one line each (bench/ncu_summary.py)
 #
-# Logs go to $OUT (the device tool collects it) or build-gpu/out: build.log, ctest.log, ab.log.
+# Logs go to $OUT (the device tool collects it) or build-gpu/out: build.log, ctest.log, ab.log,
+# ncu_cells.txt.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -66,8 +70,19 @@ case "$step" in
     grep -v '^JSON' "$LOGS/ab.log" | head -80
     exit $rc
     ;;
+  ncu-cells)
+    command -v ncu > /dev/null || { echo "ncu-cells: no ncu on this machine"; exit 2; }
+    ncu --metrics gpu__time_duration.sum,dram__bytes.sum --csv \
+      build-gpu/bench/bench_neighbors --sizes 1e8 --sort-sizes 0 --reps 1 --no-periodic \
+      --cells-only > "$LOGS/ncu_cells.csv" 2> "$LOGS/ncu_cells.err"
+    rc=$?
+    python3 bench/ncu_summary.py "$LOGS/ncu_cells.csv" > "$LOGS/ncu_cells.txt" || rc=1
+    rm -f "$LOGS/ncu_cells.csv"
+    cat "$LOGS/ncu_cells.txt"
+    exit $rc
+    ;;
   *)
-    sed -n '2,14p' "$0"
+    sed -n '2,17p' "$0"
     exit 2
     ;;
 esac
