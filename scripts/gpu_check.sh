@@ -10,7 +10,8 @@
 #                                            1 and 2 ranks, sorted order, 2^24 and 2^26
 #   bash scripts/gpu_check.sh ncu-cells      Nsight Compute: time and DRAM bytes of every kernel of
 #                                            the 10^8 cell list builds (default, atomic, tiled),
-#                                            one line each (bench/ncu_summary.py)
+#                                            one line each (bench/ncu_summary.py), then the tile
+#                                            pass's limiters (occupancy, warp stalls, memory)
 #
 # Logs go to $OUT (the device tool collects it) or build-gpu/out: build.log, ctest.log, ab.log,
 # ncu_cells.txt.
@@ -79,6 +80,14 @@ case "$step" in
     python3 bench/ncu_summary.py "$LOGS/ncu_cells.csv" > "$LOGS/ncu_cells.txt" || rc=1
     rm -f "$LOGS/ncu_cells.csv"
     cat "$LOGS/ncu_cells.txt"
+    # The tiled sort's tile pass at 10^8 random, twice (cell list, then its warm-up's twin).
+    PVEC_BUCKET_SORT=tiled ncu -k regex:tile_sort_kernel -c 2 --section SpeedOfLight \
+      --section Occupancy --section LaunchStats --section WarpStateStats \
+      --section SchedulerStats --section MemoryWorkloadAnalysis \
+      build-gpu/bench/bench_neighbors --sizes 1e8 --sort-sizes 0 --reps 1 --no-periodic \
+      --cells-only > "$LOGS/ncu_tile.txt" 2>&1 || rc=1
+    grep -E "Duration|Throughput|Occupancy|Registers|Stall|Warp Cycles|Issued|Eligible" \
+      "$LOGS/ncu_tile.txt" | head -60
     exit $rc
     ;;
   *)
