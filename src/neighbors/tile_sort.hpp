@@ -45,9 +45,9 @@ bool tile_sort_enabled(bool with_offsets);
 bool tile_sort(const Exec& exec, const TilePlan& plan, const int32_t* keys, int64_t n, int64_t nb,
                const int32_t* identity, int32_t* order, int32_t* offsets, BucketScratch& s);
 
-// bucket_sort's entry: tile_sort where tile_sort_enabled(offsets != nullptr) and
-// tile_plan(n, nb).use, else
-// false (nothing written) and the caller sorts the three-pass way.
+// bucket_sort's and bucket_order's entry: tile_sort where tile_sort_enabled(offsets !=
+// nullptr) and tile_plan(n, nb).use, else false (nothing written) and the caller sorts the
+// three-pass way.
 bool tile_sort_if_enabled(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                           const int32_t* identity, int32_t* order, int32_t* offsets,
                           BucketScratch& s);
