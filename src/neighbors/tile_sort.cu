@@ -64,6 +64,11 @@ bool tile_sort_if_enabled(const Exec& exec, const int32_t* keys, int64_t n, int6
   return plan.use && tile_sort(exec, plan, keys, n, nb, identity, order, offsets, s);
 }
 
+bool tile_match_by_ballot() {
+  const char* e = std::getenv("PVEC_TILE_MATCH");
+  return e != nullptr && std::strcmp(e, "ballot") == 0;
+}
+
 bool tile_sort_enabled(bool with_offsets) {
   const char* e = std::getenv("PVEC_BUCKET_SORT");
   if (e != nullptr && std::strcmp(e, "tiled") == 0) return true;
@@ -101,12 +106,29 @@ __global__ void tile_starts_kernel(const int32_t* sorted, int32_t n, int tile_bi
   if (last - first > kTileCap) atomicOr(crowded, 1);
 }
 
+// The lanes of the warp whose row falls in the same bucket as this lane's (item: this lane has
+// a row; a lane without one is alone). kBallot: one warp ballot per bucket bit (tile_bits of
+// them, the same for the whole warp) instead of __match_any_sync; the same masks.
+template <bool kBallot>
+__device__ inline unsigned same_bucket(bool item, int32_t bucket, int tile_bits, int lane) {
+  if (!kBallot) return __match_any_sync(0xffffffffu, item ? bucket : kTileThreads + lane);
+  unsigned peers = __ballot_sync(0xffffffffu, item);
+#pragma unroll
+  for (int bit = 0; bit < 8; ++bit) {
+    if (bit >= tile_bits) break;
+    const bool set = ((bucket >> bit) & 1) != 0;
+    const unsigned on = __ballot_sync(0xffffffffu, set);
+    peers &= set ? on : ~on;
+  }
+  return item ? peers : 1u << lane;
+}
+
 // One tile per block (file comment). keys: sorted by tile; items: theirs. Writes order for the
 // tile's positions and, with kOffsets, offsets of the tile's buckets (offsets[nb] = n by the
 // last tile). A tile held in registers is ranked once (bucket and rank within the warp's items
 // of that bucket, packed in one register), placed in shared memory and written out coalesced; a
 // larger tile is counted with shared atomics and placed straight into order.
-template <bool kOffsets>
+template <bool kOffsets, bool kBallot>
 __global__ void __launch_bounds__(kTileThreads)
     tile_sort_kernel(const int32_t* __restrict__ keys, const int32_t* __restrict__ items,
                      const int32_t* __restrict__ tstart, int tile_bits, int64_t nb, int32_t n,
@@ -142,8 +164,8 @@ __global__ void __launch_bounds__(kTileThreads)
     for (int r = 0; r < kTileRegs; ++r) {
       if (w0 + 32 * r >= w1) break;  // the same for the whole warp
       const int32_t k = packed[r];
-      const int32_t bucket = k >= 0 ? (k & mask) : kTileThreads + lane;  // no item: alone
-      const unsigned peers = __match_any_sync(0xffffffffu, bucket);
+      const int32_t bucket = k & mask;  // k < 0: no item (alone in same_bucket, never stored)
+      const unsigned peers = same_bucket<kBallot>(k >= 0, bucket, tile_bits, lane);
       const int32_t base = k >= 0 ? row[bucket] : 0;
       __syncwarp();
       if (k >= 0 && (peers & below) == 0) row[bucket] = base + __popc(peers);
@@ -189,8 +211,8 @@ __global__ void __launch_bounds__(kTileThreads)
   for (int32_t i0 = w0; i0 < w1; i0 += 32) {
     const int32_t i = i0 + lane;
     const int32_t k = i < w1 ? keys[i] : -1;
-    const int32_t bucket = k >= 0 ? (k & mask) : kTileThreads + lane;
-    const unsigned peers = __match_any_sync(0xffffffffu, bucket);
+    const int32_t bucket = k & mask;
+    const unsigned peers = same_bucket<kBallot>(k >= 0, bucket, tile_bits, lane);
     int32_t p = 0;
     if (k >= 0) p = row[bucket] + __popc(peers & below);
     __syncwarp();
@@ -235,12 +257,15 @@ bool tile_sort(const Exec& exec, const TilePlan& plan, const int32_t* keys, int6
   stream_synchronize(exec.stream);
   if (crowded_host != 0) return false;
   const unsigned blocks = static_cast<unsigned>(plan.tiles);
+  auto launch = [&](auto kernel) {
+    kernel<<<blocks, kTileThreads, 0, st>>>(keys_mid, items_mid, tstart, plan.tile_bits, nb,
+                                            items_n, order, offsets);
+  };
+  const bool ballot = tile_match_by_ballot();
   if (offsets != nullptr)
-    tile_sort_kernel<true><<<blocks, kTileThreads, 0, st>>>(
-        keys_mid, items_mid, tstart, plan.tile_bits, nb, items_n, order, offsets);
+    launch(ballot ? tile_sort_kernel<true, true> : tile_sort_kernel<true, false>);
   else
-    tile_sort_kernel<false><<<blocks, kTileThreads, 0, st>>>(
-        keys_mid, items_mid, tstart, plan.tile_bits, nb, items_n, order, nullptr);
+    launch(ballot ? tile_sort_kernel<false, true> : tile_sort_kernel<false, false>);
   check_launch("tiled bucket sort: tiles");
   return true;
 }

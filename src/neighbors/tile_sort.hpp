@@ -38,6 +38,11 @@ TilePlan tile_plan(int64_t n, int64_t nb);
 // PVEC_BUCKET_SORT=radix for neither (diagnostics for the benchmark's A/B rows).
 bool tile_sort_enabled(bool with_offsets);
 
+// Whether the tile pass ranks rows with one warp ballot per bucket bit instead of
+// __match_any_sync: PVEC_TILE_MATCH=ballot (a diagnostic for an A/B in one run; written
+// 2026-12-05 and not yet run on a GPU). Same arrays either way.
+bool tile_match_by_ballot();
+
 // The tiled sort of keys[0..n) (in [0, nb)) with items[i] = i (identity, on the device; null: it
 // is written here): order[n] gets the items by key, and offsets[nb + 1] (may be null) the first
 // position of each bucket. Device only; waits once for the stream (to see the tiles' sizes).

@@ -1,10 +1,11 @@
 // White box (links pvec_static): the tiled bucket sort (src/neighbors/tile_sort.hpp), which the
 // device radix path takes for keys of more than 16 bits: by default in bucket_order (the
 // locality sort), with PVEC_BUCKET_SORT=tiled in bucket_sort (cell lists) too.
-// - Everywhere: which calls take it by default and under PVEC_BUCKET_SORT.
+// - Everywhere: which calls take it by default and under PVEC_BUCKET_SORT; PVEC_TILE_MATCH.
 // - Everywhere: the plan (which keys it takes, the bits CUB sorts, the tile width).
 // - With a device (tile_sort_gpu, built with CUDA; it skips, exit 77, without one): tile_sort
-//   itself, and bucket_sort / bucket_order through it, against the host's bucket sort, which
+//   itself (ranking rows by __match_any_sync and, PVEC_TILE_MATCH=ballot, by ballots), and
+//   bucket_sort / bucket_order through it, against the host's bucket sort, which
 //   is stable by construction (the default three passes too): random keys of 17-26 bits, keys
 //   in order and descending, sparse buckets, a tile of more than 4,096 items (the path that
 //   reads a tile twice), crowded first and last buckets, a split at several places; a tile
@@ -51,6 +52,15 @@ TEST_CASE("which calls take the tiled sort", "[neighbors][plan]") {
     pvec_test::ScopedEnv atomic("PVEC_BUCKET_SORT", "atomic");  // not a radix method: defaults
     CHECK(tile_sort_enabled(false));
     CHECK_FALSE(tile_sort_enabled(true));
+  }
+  // How the tile pass ranks rows: __match_any_sync unless PVEC_TILE_MATCH=ballot.
+  {
+    pvec_test::ScopedEnv unset("PVEC_TILE_MATCH", nullptr);
+    CHECK_FALSE(pvec::impl::tile_match_by_ballot());
+  }
+  {
+    pvec_test::ScopedEnv ballot("PVEC_TILE_MATCH", "ballot");
+    CHECK(pvec::impl::tile_match_by_ballot());
   }
 }
 
@@ -268,11 +278,17 @@ TEST_CASE("tiled sort gives the host's arrays", "[neighbors][gpu]") {
     INFO(c.name << ", n " << n << ", nb " << c.nb);
     REQUIRE(pvec::impl::tile_plan(n, c.nb).use);
     const Result want = host_sort(c.keys, c.nb, n);
-    bool took = false;
-    const Result direct = device_sort(c.keys, c.nb, n, Via::tile_sort, s, &took);
-    REQUIRE(took);
-    CHECK(first_difference("offsets", direct.offsets, want.offsets) == "");
-    CHECK(first_difference("order", direct.order, want.order) == "");
+    // The tile pass ranking rows by __match_any_sync (default) and by ballots.
+    for (const char* match : {static_cast<const char*>(nullptr), "ballot"}) {
+      INFO("PVEC_TILE_MATCH=" << (match ? match : "(default)"));
+      pvec_test::ScopedEnv e("PVEC_TILE_MATCH", match);
+      REQUIRE(pvec::impl::tile_match_by_ballot() == (match != nullptr));
+      bool took = false;
+      const Result direct = device_sort(c.keys, c.nb, n, Via::tile_sort, s, &took);
+      REQUIRE(took);
+      CHECK(first_difference("offsets", direct.offsets, want.offsets) == "");
+      CHECK(first_difference("order", direct.order, want.order) == "");
+    }
     // The default cell list sort (CUB over every bit) gives the same arrays.
     REQUIRE_FALSE(pvec::impl::tile_sort_enabled(true));
     const Result three = device_sort(c.keys, c.nb, n, Via::bucket_sort, s);
