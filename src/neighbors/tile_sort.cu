@@ -257,15 +257,19 @@ bool tile_sort(const Exec& exec, const TilePlan& plan, const int32_t* keys, int6
   stream_synchronize(exec.stream);
   if (crowded_host != 0) return false;
   const unsigned blocks = static_cast<unsigned>(plan.tiles);
-  auto launch = [&](auto kernel) {
-    kernel<<<blocks, kTileThreads, 0, st>>>(keys_mid, items_mid, tstart, plan.tile_bits, nb,
-                                            items_n, order, offsets);
-  };
-  const bool ballot = tile_match_by_ballot();
-  if (offsets != nullptr)
-    launch(ballot ? tile_sort_kernel<true, true> : tile_sort_kernel<true, false>);
+  const int tb = plan.tile_bits;
+  if (tile_match_by_ballot() && offsets != nullptr)
+    tile_sort_kernel<true, true><<<blocks, kTileThreads, 0, st>>>(keys_mid, items_mid, tstart, tb,
+                                                                  nb, items_n, order, offsets);
+  else if (tile_match_by_ballot())
+    tile_sort_kernel<false, true><<<blocks, kTileThreads, 0, st>>>(keys_mid, items_mid, tstart, tb,
+                                                                   nb, items_n, order, nullptr);
+  else if (offsets != nullptr)
+    tile_sort_kernel<true, false><<<blocks, kTileThreads, 0, st>>>(keys_mid, items_mid, tstart, tb,
+                                                                   nb, items_n, order, offsets);
   else
-    launch(ballot ? tile_sort_kernel<false, true> : tile_sort_kernel<false, false>);
+    tile_sort_kernel<false, false><<<blocks, kTileThreads, 0, st>>>(keys_mid, items_mid, tstart, tb,
+                                                                    nb, items_n, order, nullptr);
   check_launch("tiled bucket sort: tiles");
   return true;
 }
