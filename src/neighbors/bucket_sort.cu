@@ -221,24 +221,7 @@ void bucket_offsets_of_sorted(const Exec& exec, const int32_t* sorted_keys, int6
 // sorted keys stay in s.keys_alt (device only).
 const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                            int32_t* order, BucketScratch& s, const int32_t* identity) {
-#if defined(__CUDACC__)
-  cudaStream_t st = static_cast<cudaStream_t>(exec.stream);
-  int32_t* keys_out = s.keys_alt.ensure_as<int32_t>(std::max<int64_t>(n, 1));
-  const int32_t* items = bucket_items(exec, n, s, identity);
-  const int items_n = as_cub_count(n);
-  const int end_bit = bucket_key_bits(nb);
-  size_t bytes = 0;
-  check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_out, items, order, items_n,
-                                             0, end_bit, st),
-             "cub::DeviceRadixSort::SortPairs");
-  check_cuda(cub::DeviceRadixSort::SortPairs(s.tmp.ensure(std::max<size_t>(bytes, 1)), bytes, keys,
-                                             keys_out, items, order, items_n, 0, end_bit, st),
-             "cub::DeviceRadixSort::SortPairs");
-  return keys_out;
-#else
-  (void)exec, (void)keys, (void)n, (void)nb, (void)order, (void)s, (void)identity;
-  fail(PVEC_ERROR_INTERNAL, "device radix sort in a build without CUDA");
-#endif
+  return radix_sort_pairs(exec, keys, n, 0, bucket_key_bits(nb), order, s, identity);
 }
 
 // The radix path of bucket_sort (device only).
@@ -301,12 +284,33 @@ void bucket_sort_counted(const Exec& exec, const int32_t* keys, const int32_t* s
 
 }  // namespace
 
-const int32_t* bucket_items(const Exec& exec, int64_t n, BucketScratch& s,
-                            const int32_t* identity) {
-  if (identity != nullptr) return identity;
-  int32_t* v = s.vals_in.ensure_as<int32_t>(std::max<int64_t>(n, 1));
-  for_each(exec, n, Iota{v});
-  return v;
+const int32_t* radix_sort_pairs(const Exec& exec, const int32_t* keys, int64_t n, int begin_bit,
+                                int end_bit, int32_t* items_out, BucketScratch& s,
+                                const int32_t* identity) {
+#if defined(__CUDACC__)
+  cudaStream_t st = static_cast<cudaStream_t>(exec.stream);
+  int32_t* keys_out = s.keys_alt.ensure_as<int32_t>(std::max<int64_t>(n, 1));
+  const int32_t* items = identity;  // else 0..n-1, written here
+  if (items == nullptr) {
+    int32_t* v = s.vals_in.ensure_as<int32_t>(std::max<int64_t>(n, 1));
+    for_each(exec, n, Iota{v});
+    items = v;
+  }
+  const int items_n = as_cub_count(n);
+  size_t bytes = 0;
+  check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_out, items, items_out,
+                                             items_n, begin_bit, end_bit, st),
+             "cub::DeviceRadixSort::SortPairs");
+  check_cuda(
+      cub::DeviceRadixSort::SortPairs(s.tmp.ensure(std::max<size_t>(bytes, 1)), bytes, keys,
+                                      keys_out, items, items_out, items_n, begin_bit, end_bit, st),
+      "cub::DeviceRadixSort::SortPairs");
+  return keys_out;
+#else
+  (void)exec, (void)keys, (void)n, (void)begin_bit, (void)end_bit, (void)items_out, (void)s,
+      (void)identity;
+  fail(PVEC_ERROR_INTERNAL, "device radix sort in a build without CUDA");
+#endif
 }
 
 int bucket_key_bits(int64_t nb) {

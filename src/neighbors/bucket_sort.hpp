@@ -49,9 +49,13 @@ PVEC_HD inline int32_t claim_slot(int32_t* counts, int32_t k) {
 // The bits keys in [0, nb) use (at least 1).
 int bucket_key_bits(int64_t nb);
 
-// The items a radix sort starts from: identity when the caller's key pass wrote it, else
-// s.vals_in with vals_in[i] = i written here (queued on exec's side).
-const int32_t* bucket_items(const Exec& exec, int64_t n, BucketScratch& s, const int32_t* identity);
+// The stable radix sort (CUB) of (key, item) over key bits [begin_bit, end_bit), items
+// identity (when the caller's key pass wrote it) or 0..n-1 written into s.vals_in: items_out gets
+// them in key order, and the sorted keys go to s.keys_alt, which is returned. Device only; queued
+// on exec's stream (one allocation the first time, in s.tmp).
+const int32_t* radix_sort_pairs(const Exec& exec, const int32_t* keys, int64_t n, int begin_bit,
+                                int end_bit, int32_t* items_out, BucketScratch& s,
+                                const int32_t* identity);
 
 // data[0..n_plus_1) becomes its exclusive prefix sum, on exec's side (queued on the device).
 void bucket_scan_in_place(const Exec& exec, int32_t* data, int64_t n_plus_1, ScratchBuffer& tmp);

@@ -26,7 +26,6 @@
 
 #if defined(__CUDACC__)
 #include <cub/block/block_scan.cuh>
-#include <cub/device/device_radix_sort.cuh>
 #endif
 
 namespace pvec::impl {
@@ -233,19 +232,11 @@ bool tile_sort(const Exec& exec, const TilePlan& plan, const int32_t* keys, int6
          "tiled bucket sort: called off the device or for keys it does not suit");
   cudaStream_t st = static_cast<cudaStream_t>(exec.stream);
   const int items_n = as_cub_count(n);
-  const int32_t* items = bucket_items(exec, n, s, identity);
-  int32_t* keys_mid = s.keys_alt.ensure_as<int32_t>(n);
   int32_t* items_mid = s.slot.ensure_as<int32_t>(n);
+  const int32_t* keys_mid =
+      radix_sort_pairs(exec, keys, n, plan.low_bits, plan.end_bit, items_mid, s, identity);
   int32_t* tstart = s.tiles.ensure_as<int32_t>(plan.tiles + 1);
   int32_t* crowded = s.flag.ensure_as<int32_t>(1);
-  size_t bytes = 0;
-  check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, keys_mid, items, items_mid,
-                                             items_n, plan.low_bits, plan.end_bit, st),
-             "cub::DeviceRadixSort::SortPairs");
-  check_cuda(cub::DeviceRadixSort::SortPairs(s.tmp.ensure(std::max<size_t>(bytes, 1)), bytes, keys,
-                                             keys_mid, items, items_mid, items_n, plan.low_bits,
-                                             plan.end_bit, st),
-             "cub::DeviceRadixSort::SortPairs");
   zero_2d(crowded, sizeof(int32_t), sizeof(int32_t), 1, true, exec.stream);
   constexpr int kBlock = 256;
   const int64_t searchers = plan.tiles + 1;
