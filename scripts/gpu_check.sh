@@ -9,7 +9,7 @@
 #   bash scripts/gpu_check.sh ab BASE        bench_map_ghost of BASE and of this tree, interleaved,
 #                                            1 and 2 ranks, sorted order, 2^24 and 2^26
 #   bash scripts/gpu_check.sh ncu-cells      Nsight Compute: time and DRAM bytes of every kernel of
-#                                            the 10^8 cell list builds (default, atomic, tiled),
+#                                            the 10^8 cell list builds (tiled, atomic, radix),
 #                                            one line each (bench/ncu_summary.py), then the tile
 #                                            pass's limiters (occupancy, warp stalls, memory)
 #
@@ -81,7 +81,7 @@ case "$step" in
     rm -f "$LOGS/ncu_cells.csv"
     cat "$LOGS/ncu_cells.txt"
     # The tiled sort's tile pass at 10^8 random, twice (cell list, then its warm-up's twin).
-    PVEC_BUCKET_SORT=tiled ncu -k regex:tile_sort_kernel -c 2 --section SpeedOfLight \
+    ncu -k regex:tile_sort_kernel -c 2 --section SpeedOfLight \
       --section Occupancy --section LaunchStats --section WarpStateStats \
       --section SchedulerStats --section MemoryWorkloadAnalysis \
       build-gpu/bench/bench_neighbors --sizes 1e8 --sort-sizes 0 --reps 1 --no-periodic \

@@ -1,8 +1,8 @@
 // bucket_sort (bucket_sort.hpp). Device, from 2^15 items: keys of more than 16 bits take the
 // tiled sort (tile_sort.hpp: CUB's passes but the last, then one pass per tile of buckets that
-// writes the order and the offsets) in bucket_order (the locality sort), and in bucket_sort
-// (cell lists) with PVEC_BUCKET_SORT=tiled (tile_sort_enabled says why). Otherwise, or where
-// a tile is crowded: a stable radix sort of (key, item)
+// writes the order and the offsets) in bucket_sort (cell lists) and bucket_order (the locality
+// sort) alike, unless PVEC_BUCKET_SORT=radix. Otherwise, or where a tile is crowded: a stable
+// radix sort of (key, item)
 // (CUB, over the bits the keys use; the caller's key pass may have written the identity it
 // sorts), then the bucket offsets in one pass over the sorted keys that writes every entry once
 // (empty buckets included; nothing zeroed or scanned): no atomics but one per run of more than

@@ -2,9 +2,10 @@
 // (keys in [t 2^T, (t + 1) 2^T)) are contiguous and in item order within equal upper bits. A
 // search per tile finds where each tile starts; then one block of 256 threads per tile:
 //   1. each warp takes a contiguous stretch of the tile (a multiple of 32 items) and walks it in
-//      order, 32 items at a time: lanes with the same bucket (__match_any_sync) take
-//      consecutive ranks in lane order, and the lowest of them advances the warp's count for
-//      that bucket (a row of shared memory per warp);
+//      order, 32 items at a time: lanes with the same bucket (found through shared-memory
+//      words or by __match_any_sync: TileMatch) take consecutive ranks in lane order, and the
+//      lowest of them advances the warp's count for that bucket (a row of shared memory per
+//      warp);
 //   2. one exclusive scan over (bucket, warp) gives each warp's first position per bucket (and
 //      the tile's bucket offsets);
 //   3. each item goes to its warp's first position in its bucket plus its rank: into shared
@@ -58,21 +59,21 @@ TilePlan tile_plan(int64_t n, int64_t nb) {
 bool tile_sort_if_enabled(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                           const int32_t* identity, int32_t* order, int32_t* offsets,
                           BucketScratch& s) {
-  if (!tile_sort_enabled(offsets != nullptr)) return false;
+  if (!tile_sort_enabled()) return false;
   const TilePlan plan = tile_plan(n, nb);
   return plan.use && tile_sort(exec, plan, keys, n, nb, identity, order, offsets, s);
 }
 
-bool tile_match_by_ballot() {
+TileMatch tile_match(bool with_offsets) {
   const char* e = std::getenv("PVEC_TILE_MATCH");
-  return e != nullptr && std::strcmp(e, "ballot") == 0;
+  if (e != nullptr && std::strcmp(e, "match") == 0) return TileMatch::match_any;
+  if (e != nullptr && std::strcmp(e, "shared") == 0) return TileMatch::shared_or;
+  return with_offsets ? TileMatch::shared_or : TileMatch::match_any;
 }
 
-bool tile_sort_enabled(bool with_offsets) {
+bool tile_sort_enabled() {
   const char* e = std::getenv("PVEC_BUCKET_SORT");
-  if (e != nullptr && std::strcmp(e, "tiled") == 0) return true;
-  if (e != nullptr && std::strcmp(e, "radix") == 0) return false;
-  return !with_offsets;
+  return e == nullptr || std::strcmp(e, "radix") != 0;
 }
 
 #if defined(__CUDACC__)
@@ -106,20 +107,9 @@ __global__ void tile_starts_kernel(const int32_t* sorted, int32_t n, int tile_bi
 }
 
 // The lanes of the warp whose row falls in the same bucket as this lane's (item: this lane has
-// a row; a lane without one is alone). kBallot: one warp ballot per bucket bit (tile_bits of
-// them, the same for the whole warp) instead of __match_any_sync; the same masks.
-template <bool kBallot>
-__device__ inline unsigned same_bucket(bool item, int32_t bucket, int tile_bits, int lane) {
-  if (!kBallot) return __match_any_sync(0xffffffffu, item ? bucket : kTileThreads + lane);
-  unsigned peers = __ballot_sync(0xffffffffu, item);
-#pragma unroll
-  for (int bit = 0; bit < 8; ++bit) {
-    if (bit >= tile_bits) break;
-    const bool set = ((bucket >> bit) & 1) != 0;
-    const unsigned on = __ballot_sync(0xffffffffu, set);
-    peers &= set ? on : ~on;
-  }
-  return item ? peers : 1u << lane;
+// a row; a lane without one is alone), by __match_any_sync.
+__device__ inline unsigned same_bucket(bool item, int32_t bucket, int lane) {
+  return __match_any_sync(0xffffffffu, item ? bucket : kTileThreads + lane);
 }
 
 // One tile per block (file comment). keys: sorted by tile; items: theirs. Writes order for the
@@ -127,22 +117,34 @@ __device__ inline unsigned same_bucket(bool item, int32_t bucket, int tile_bits,
 // last tile). A tile held in registers is ranked once (bucket and rank within the warp's items
 // of that bucket, packed in one register), placed in shared memory and written out coalesced; a
 // larger tile is counted with shared atomics and placed straight into order.
-template <bool kOffsets, bool kBallot>
+//
+// kMatch: how a warp finds the lanes of its 32 rows that share a bucket (TileMatch). With
+// shared_or each lane ORs its bit into a word per (warp, bucket) and reads the word back (two
+// such arrays, alternating between row batches, so that clearing one needs no extra warp
+// barrier); the lowest lane of the bucket then advances the warp's count and hands the old count
+// to the others with a shuffle.
+template <bool kOffsets, TileMatch kMatch>
 __global__ void __launch_bounds__(kTileThreads)
     tile_sort_kernel(const int32_t* __restrict__ keys, const int32_t* __restrict__ items,
                      const int32_t* __restrict__ tstart, int tile_bits, int64_t nb, int32_t n,
                      int32_t* __restrict__ order, int32_t* __restrict__ offsets) {
+  constexpr bool kShared = kMatch == TileMatch::shared_or;
   using Scan = cub::BlockScan<int32_t, kTileThreads>;
   __shared__ typename Scan::TempStorage scan_tmp;
   __shared__ int32_t pos[kTileWarps * kTileThreads];  // [warp][bucket]: counts, then positions
   __shared__ int32_t staged[kTileRegItems];           // the tile's order, when in registers
+  __shared__ unsigned lanes_of[kShared ? 2 * kTileWarps * kTileThreads : 1];  // [parity][warp][b]
   const int64_t t = blockIdx.x;
   const int32_t start = tstart[t], end = tstart[t + 1], m = end - start;
   const int32_t mask = (1 << tile_bits) - 1;
   const int warp = static_cast<int>(threadIdx.x >> 5), lane = static_cast<int>(threadIdx.x & 31u);
-  const unsigned below = (1u << lane) - 1u;
+  const unsigned below = (1u << lane) - 1u, bit = 1u << lane;
   for (int i = static_cast<int>(threadIdx.x); i < kTileWarps * kTileThreads; i += kTileThreads)
     pos[i] = 0;
+  if (kShared)
+    for (int i = static_cast<int>(threadIdx.x); i < 2 * kTileWarps * kTileThreads;
+         i += kTileThreads)
+      lanes_of[i] = 0;
   // Warp w's stretch: [w0, w1), a multiple of 32 items long (the last stretches may be short).
   const int32_t stretch = (m + kTileThreads - 1) / kTileThreads * 32;
   const int32_t w0 = min(end, start + warp * stretch), w1 = min(end, w0 + stretch);
@@ -163,13 +165,31 @@ __global__ void __launch_bounds__(kTileThreads)
     for (int r = 0; r < kTileRegs; ++r) {
       if (w0 + 32 * r >= w1) break;  // the same for the whole warp
       const int32_t k = packed[r];
-      const int32_t bucket = k & mask;  // k < 0: no item (alone in same_bucket, never stored)
-      const unsigned peers = same_bucket<kBallot>(k >= 0, bucket, tile_bits, lane);
-      const int32_t base = k >= 0 ? row[bucket] : 0;
-      __syncwarp();
-      if (k >= 0 && (peers & below) == 0) row[bucket] = base + __popc(peers);
-      __syncwarp();
-      packed[r] = k >= 0 ? (bucket | (base + __popc(peers & below)) << 8) : -1;
+      const int32_t bucket = k & mask;  // k < 0: no item (alone, never stored)
+      if (kShared) {
+        unsigned* word = lanes_of + ((r & 1) * kTileWarps + warp) * kTileThreads + bucket;
+        if (k >= 0) atomicOr(word, bit);
+        __syncwarp();
+        const unsigned peers = k >= 0 ? *word : bit;
+        const bool lowest = k >= 0 && (peers & below) == 0;
+        int32_t base = 0;
+        if (lowest) {
+          base = row[bucket];
+          row[bucket] = base + __popc(peers);
+        }
+        base = __shfl_sync(0xffffffffu, base, __ffs(peers) - 1);
+        // Every lane has read its word and the counts are advanced before the next batch.
+        __syncwarp();
+        if (lowest) *word = 0;  // read again two batches on, after a barrier
+        packed[r] = k >= 0 ? (bucket | (base + __popc(peers & below)) << 8) : -1;
+      } else {
+        const unsigned peers = same_bucket(k >= 0, bucket, lane);
+        const int32_t base = k >= 0 ? row[bucket] : 0;
+        __syncwarp();
+        if (k >= 0 && (peers & below) == 0) row[bucket] = base + __popc(peers);
+        __syncwarp();
+        packed[r] = k >= 0 ? (bucket | (base + __popc(peers & below)) << 8) : -1;
+      }
     }
   } else {
     for (int32_t i = w0 + lane; i < w1; i += 32) atomicAdd(&row[keys[i] & mask], 1);
@@ -211,7 +231,7 @@ __global__ void __launch_bounds__(kTileThreads)
     const int32_t i = i0 + lane;
     const int32_t k = i < w1 ? keys[i] : -1;
     const int32_t bucket = k & mask;
-    const unsigned peers = same_bucket<kBallot>(k >= 0, bucket, tile_bits, lane);
+    const unsigned peers = same_bucket(k >= 0, bucket, lane);
     int32_t p = 0;
     if (k >= 0) p = row[bucket] + __popc(peers & below);
     __syncwarp();
@@ -221,6 +241,19 @@ __global__ void __launch_bounds__(kTileThreads)
     }
     __syncwarp();
   }
+}
+
+// The tile pass with the ranking asked for (direct launches of the two instances).
+template <bool kOffsets>
+void launch_tiles(TileMatch how, unsigned blocks, cudaStream_t st, const int32_t* keys,
+                  const int32_t* items, const int32_t* tstart, int tile_bits, int64_t nb, int32_t n,
+                  int32_t* order, int32_t* offsets) {
+  if (how == TileMatch::shared_or)
+    tile_sort_kernel<kOffsets, TileMatch::shared_or>
+        <<<blocks, kTileThreads, 0, st>>>(keys, items, tstart, tile_bits, nb, n, order, offsets);
+  else
+    tile_sort_kernel<kOffsets, TileMatch::match_any>
+        <<<blocks, kTileThreads, 0, st>>>(keys, items, tstart, tile_bits, nb, n, order, offsets);
 }
 
 }  // namespace
@@ -248,19 +281,13 @@ bool tile_sort(const Exec& exec, const TilePlan& plan, const int32_t* keys, int6
   stream_synchronize(exec.stream);
   if (crowded_host != 0) return false;
   const unsigned blocks = static_cast<unsigned>(plan.tiles);
-  const int tb = plan.tile_bits;
-  if (tile_match_by_ballot() && offsets != nullptr)
-    tile_sort_kernel<true, true><<<blocks, kTileThreads, 0, st>>>(keys_mid, items_mid, tstart, tb,
-                                                                  nb, items_n, order, offsets);
-  else if (tile_match_by_ballot())
-    tile_sort_kernel<false, true><<<blocks, kTileThreads, 0, st>>>(keys_mid, items_mid, tstart, tb,
-                                                                   nb, items_n, order, nullptr);
-  else if (offsets != nullptr)
-    tile_sort_kernel<true, false><<<blocks, kTileThreads, 0, st>>>(keys_mid, items_mid, tstart, tb,
-                                                                   nb, items_n, order, offsets);
+  const TileMatch how = tile_match(offsets != nullptr);
+  if (offsets != nullptr)
+    launch_tiles<true>(how, blocks, st, keys_mid, items_mid, tstart, plan.tile_bits, nb, items_n,
+                       order, offsets);
   else
-    tile_sort_kernel<false, false><<<blocks, kTileThreads, 0, st>>>(keys_mid, items_mid, tstart, tb,
-                                                                    nb, items_n, order, nullptr);
+    launch_tiles<false>(how, blocks, st, keys_mid, items_mid, tstart, plan.tile_bits, nb, items_n,
+                        order, nullptr);
   check_launch("tiled bucket sort: tiles");
   return true;
 }

@@ -1,17 +1,17 @@
 // White box (links pvec_static): the tiled bucket sort (src/neighbors/tile_sort.hpp), which the
-// device radix path takes for keys of more than 16 bits: by default in bucket_order (the
-// locality sort), with PVEC_BUCKET_SORT=tiled in bucket_sort (cell lists) too.
-// - Everywhere: which calls take it by default and under PVEC_BUCKET_SORT; PVEC_TILE_MATCH.
+// device radix path takes for keys of more than 16 bits, in bucket_sort (cell lists) and
+// bucket_order (the locality sort) alike unless PVEC_BUCKET_SORT=radix.
+// - Everywhere: which calls take it under PVEC_BUCKET_SORT; how rows are ranked (PVEC_TILE_MATCH).
 // - Everywhere: the plan (which keys it takes, the bits CUB sorts, the tile width).
 // - With a device (tile_sort_gpu, built with CUDA; it skips, exit 77, without one): tile_sort
-//   itself (ranking rows by __match_any_sync and, PVEC_TILE_MATCH=ballot, by ballots), and
-//   bucket_sort / bucket_order through it, against the host's bucket sort, which
-//   is stable by construction (the default three passes too): random keys of 17-26 bits, keys
-//   in order and descending, sparse buckets, a tile of more than 4,096 items (the path that
-//   reads a tile twice), crowded first and last buckets, a split at several places; a tile
-//   above kTileCap must be refused and bucket_sort must still be right. Every case checks that
-//   the tiled path ran, so the test cannot pass on the three-pass sort alone. A difference is
-//   reported by its first entry, never by whole arrays.
+//   itself and bucket_order (ranking rows by shared-memory words and by __match_any_sync), and
+//   bucket_sort / bucket_order by default, against the host's bucket sort, which is stable by
+//   construction (CUB's three passes too): random keys of 17-26 bits, keys in order, nearly in
+//   order and descending, sparse buckets, three interleaved buckets per tile, a tile of more than
+//   4,096 items (the path that reads a tile twice), crowded first and last buckets, a split at
+//   several places; a tile above kTileCap must be refused and bucket_sort must still be right.
+//   Every case checks that the tiled path ran, so the test cannot pass on the three-pass sort
+//   alone. A difference is reported by its first entry, never by whole arrays.
 #include "catch_compat.hpp"
 #include "scoped_env.hpp"
 
@@ -23,6 +23,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if defined(PVEC_TEST_CUDA)
@@ -33,34 +34,28 @@ using pvec::impl::TilePlan;
 
 TEST_CASE("which calls take the tiled sort", "[neighbors][plan]") {
   using pvec::impl::tile_sort_enabled;
-  {
-    pvec_test::ScopedEnv unset("PVEC_BUCKET_SORT", nullptr);
-    CHECK(tile_sort_enabled(false));       // the locality sort's order
-    CHECK_FALSE(tile_sort_enabled(true));  // cell lists (offsets wanted)
+  // Cell lists and the locality sort alike, unless PVEC_BUCKET_SORT=radix.
+  const std::pair<const char*, bool> methods[] = {
+      {nullptr, true}, {"tiled", true}, {"radix", false}, {"atomic", true}, {"Radix", true}};
+  for (const auto& m : methods) {
+    pvec_test::ScopedEnv e("PVEC_BUCKET_SORT", m.first);
+    CHECK(tile_sort_enabled() == m.second);
   }
-  {
-    pvec_test::ScopedEnv tiled("PVEC_BUCKET_SORT", "tiled");
-    CHECK(tile_sort_enabled(false));
-    CHECK(tile_sort_enabled(true));
-  }
-  {
-    pvec_test::ScopedEnv radix("PVEC_BUCKET_SORT", "radix");
-    CHECK_FALSE(tile_sort_enabled(false));
-    CHECK_FALSE(tile_sort_enabled(true));
-  }
-  {
-    pvec_test::ScopedEnv atomic("PVEC_BUCKET_SORT", "atomic");  // not a radix method: defaults
-    CHECK(tile_sort_enabled(false));
-    CHECK_FALSE(tile_sort_enabled(true));
-  }
-  // How the tile pass ranks rows: __match_any_sync unless PVEC_TILE_MATCH=ballot.
-  {
-    pvec_test::ScopedEnv unset("PVEC_TILE_MATCH", nullptr);
-    CHECK_FALSE(pvec::impl::tile_match_by_ballot());
-  }
-  {
-    pvec_test::ScopedEnv ballot("PVEC_TILE_MATCH", "ballot");
-    CHECK(pvec::impl::tile_match_by_ballot());
+  // How the tile pass ranks rows: shared words for cell lists, __match_any_sync for the order
+  // alone, unless PVEC_TILE_MATCH names one way for both.
+  using pvec::impl::TileMatch;
+  const struct {
+    const char* env;
+    TileMatch cells, order;
+  } ways[] = {{nullptr, TileMatch::shared_or, TileMatch::match_any},
+              {"match", TileMatch::match_any, TileMatch::match_any},
+              {"shared", TileMatch::shared_or, TileMatch::shared_or},
+              {"Shared", TileMatch::shared_or, TileMatch::match_any},
+              {"", TileMatch::shared_or, TileMatch::match_any}};
+  for (const auto& w : ways) {
+    pvec_test::ScopedEnv e("PVEC_TILE_MATCH", w.env);
+    CHECK(pvec::impl::tile_match(true) == w.cells);
+    CHECK(pvec::impl::tile_match(false) == w.order);
   }
 }
 
@@ -237,6 +232,13 @@ std::vector<Case> suited_cases() {
     std::vector<int32_t> k = random_keys(3000000, 1 << 20, 6);
     std::sort(k.begin(), k.end());
     c.push_back({"in order", k, 1 << 20});
+    {
+      // In order but for one swap of neighbours every 40 keys (a re-sort's rows): most of a
+      // warp's 32 rows share a bucket with others.
+      std::vector<int32_t> near = k;
+      for (size_t i = 0; i + 1 < near.size(); i += 40) std::swap(near[i], near[i + 1]);
+      c.push_back({"nearly in order", near, 1 << 20});
+    }
     std::reverse(k.begin(), k.end());
     c.push_back({"descending", k, 1 << 20});
   }
@@ -254,6 +256,15 @@ std::vector<Case> suited_cases() {
     for (int64_t i = 0; i < 1500; ++i)
       k[i * 101] = 0, k[i * 103 + 1] = static_cast<int32_t>(nb - 1);
     c.push_back({"crowded first and last buckets", k, nb});
+  }
+  {
+    // Three buckets per tile in random order: most of a warp's 32 rows share a bucket with
+    // others, and the buckets interleave (ranks within a warp's rows matter).
+    const int64_t nb = 1 << 20;
+    std::vector<int32_t> k = random_keys(2000000, nb, 10);
+    std::mt19937_64 g(10);
+    for (auto& x : k) x = (x & ~255) | static_cast<int32_t>(g() % 3) * 85;
+    c.push_back({"three buckets per tile, interleaved", k, nb});
   }
   {
     // One tile holds 20,000 items (above the 4,096 kept in registers, below kTileCap): read
@@ -278,29 +289,29 @@ TEST_CASE("tiled sort gives the host's arrays", "[neighbors][gpu]") {
     INFO(c.name << ", n " << n << ", nb " << c.nb);
     REQUIRE(pvec::impl::tile_plan(n, c.nb).use);
     const Result want = host_sort(c.keys, c.nb, n);
-    // The tile pass ranking rows by __match_any_sync (default) and by ballots.
-    for (const char* match : {static_cast<const char*>(nullptr), "ballot"}) {
+    // The tile pass ranking rows by default (shared words with offsets, __match_any_sync for
+    // the order alone), by __match_any_sync, by shared words.
+    for (const char* match : {static_cast<const char*>(nullptr), "match", "shared"}) {
       INFO("PVEC_TILE_MATCH=" << (match ? match : "(default)"));
       pvec_test::ScopedEnv e("PVEC_TILE_MATCH", match);
-      REQUIRE(pvec::impl::tile_match_by_ballot() == (match != nullptr));
       bool took = false;
       const Result direct = device_sort(c.keys, c.nb, n, Via::tile_sort, s, &took);
       REQUIRE(took);
       CHECK(first_difference("offsets", direct.offsets, want.offsets) == "");
       CHECK(first_difference("order", direct.order, want.order) == "");
+      const Result ordered = device_sort(c.keys, c.nb, n, Via::bucket_order, s);
+      CHECK(first_difference("order (bucket_order)", ordered.order, want.order) == "");
     }
-    // The default cell list sort (CUB over every bit) gives the same arrays.
-    REQUIRE_FALSE(pvec::impl::tile_sort_enabled(true));
-    const Result three = device_sort(c.keys, c.nb, n, Via::bucket_sort, s);
-    CHECK(first_difference("offsets (three passes)", three.offsets, want.offsets) == "");
-    CHECK(first_difference("order (three passes)", three.order, want.order) == "");
-    // bucket_order takes the tiled sort by default.
-    REQUIRE(pvec::impl::tile_sort_enabled(false));
-    const Result ordered = device_sort(c.keys, c.nb, n, Via::bucket_order, s);
-    CHECK(first_difference("order (bucket_order)", ordered.order, want.order) == "");
-    // bucket_sort with the tiled sort asked for.
-    pvec_test::ScopedEnv tiled("PVEC_BUCKET_SORT", "tiled");
-    REQUIRE(pvec::impl::tile_sort_enabled(true));
+    {
+      // CUB's three passes over every bit give the same arrays.
+      pvec_test::ScopedEnv radix("PVEC_BUCKET_SORT", "radix");
+      REQUIRE_FALSE(pvec::impl::tile_sort_enabled());
+      const Result three = device_sort(c.keys, c.nb, n, Via::bucket_sort, s);
+      CHECK(first_difference("offsets (three passes)", three.offsets, want.offsets) == "");
+      CHECK(first_difference("order (three passes)", three.order, want.order) == "");
+    }
+    // bucket_sort (cell lists) takes the tiled sort by default, as bucket_order does.
+    REQUIRE(pvec::impl::tile_sort_enabled());
     for (int64_t n_split : {n, int64_t{0}, n / 3, n - 1}) {
       INFO("split " << n_split);
       const Result w = n_split == n ? want : host_sort(c.keys, c.nb, n_split);
@@ -332,8 +343,7 @@ TEST_CASE("tiled sort refuses a crowded tile, and bucket_sort still sorts", "[ne
     device_sort(k, nb, n, Via::tile_sort, s, &took);
     CHECK_FALSE(took);
     const Result want = host_sort(k, nb, n / 2);
-    pvec_test::ScopedEnv tiled("PVEC_BUCKET_SORT", "tiled");
-    REQUIRE(pvec::impl::tile_sort_enabled(true));
+    REQUIRE(pvec::impl::tile_sort_enabled());
     const Result got = device_sort(k, nb, n / 2, Via::bucket_sort, s);
     CHECK(first_difference("offsets", got.offsets, want.offsets) == "");
     CHECK(first_difference("order", got.order, want.order) == "");
