@@ -13,6 +13,20 @@ import csv
 import sys
 
 
+def kernel_name(full):
+    """The kernel's name without its parameter list: up to the first '(' outside template
+    arguments, so that an argument such as (pvec::impl::TileMatch)1 stays in the name."""
+    depth = 0
+    for k, c in enumerate(full):
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth = max(depth - 1, 0)
+        elif c == "(" and depth == 0:
+            return full[:k]
+    return full
+
+
 def launches(lines):
     """(id, name, {metric: value}) per launch, in launch order."""
     header = None
@@ -24,7 +38,7 @@ def launches(lines):
         if header is None or len(row) != len(header):
             continue  # ncu's own messages ("==PROF== ...") and the program's output
         d = dict(zip(header, row))
-        key = (int(d["ID"]), d["Kernel Name"].split("(")[0])
+        key = (int(d["ID"]), kernel_name(d["Kernel Name"]))
         found.setdefault(key, {})[d["Metric Name"]] = d["Metric Value"].replace(",", "")
     return [(i, name, m) for (i, name), m in sorted(found.items())]
 

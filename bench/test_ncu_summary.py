@@ -59,6 +59,14 @@ def test_table_gives_microseconds_megabytes_and_rate(tmp_path, capsys):
     assert abs(float(fields[4]) - 1262.738432 / 1380.352) < 0.01
 
 
+def test_template_arguments_in_parentheses_stay_in_the_name():
+    name = ("void pvec::<unnamed>::tile_sort_kernel<1, (pvec::impl::TileMatch)1>"
+            "(const int *, const int *)")
+    assert summary.kernel_name(name) == name.split(">(")[0] + ">"
+    assert summary.kernel_name("plain_kernel") == "plain_kernel"
+    assert summary.kernel_name("k(int)") == "k"
+
+
 def test_input_without_kernel_rows_is_an_error(tmp_path, capsys):
     f = tmp_path / "empty.csv"
     f.write_text("==PROF== Connected to process 1\n==PROF== Disconnected\n")
