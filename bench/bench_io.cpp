@@ -14,7 +14,10 @@
 //   read      MPI-IO into a buffer the run already touched (the baseline);
 //   read_new  the same into a buffer mapped inside the timed region (mmap: new pages, first
 //             touched by the read), as a restart's fresh vector is.
-// pvec_restart includes its pvec_map and fills both mirrors. --backend host (the default): the
+// pvec_restart includes its pvec_map and fills both mirrors. restart_h5 rows: the same restart
+// with PVEC_IO_PREAD=0 (HDF5's reads from the calling thread, the block pipeline's second
+// thread unstaging, instead of pread on every host thread), in the same repetitions, the two
+// taking turns at going first. --backend host (the default): the
 // device mirror is a second host allocation, twice the new memory of read_new; --backend cuda:
 // the writes read the device mirror and a restart fills it from one new host allocation. See
 // docs/performance.md ("Output and restart").
@@ -272,7 +275,7 @@ int main(int argc, char** argv) {
     MpiIo mpiio(n_local);
     const double bytes = 64.0 * static_cast<double>(n);
 
-    std::vector<double> t_ckw, t_rst, t_vtk;
+    std::vector<double> t_ckw, t_rst, t_rst_h5, t_vtk;
     Baseline b_write, b_read, b_read_new;
     const std::string ck = (dir / "ckpt.h5").string();
     const std::string raw = (dir / "raw.bin").string();
@@ -283,15 +286,24 @@ int main(int argc, char** argv) {
           BENCH_PVEC(pvec_checkpoint_write(v, ck.c_str(), r, 0.1 * r, 0, nullptr, nullptr, nullptr,
                                            where));
         }));
-        pvec_vector_t back = nullptr;
-        t_rst.push_back(
-            timed([&] { BENCH_PVEC(pvec_restart(ck.c_str(), &d, rs.schema, 0, &back)); }));
-        int64_t n_back = 0;
-        double sum_back = 0;
-        totals(back, rs, &n_back, &sum_back);
-        if (n_back != n || sum_back != rho_sum)
-          die("restart did not give back the particles written");
-        BENCH_PVEC(pvec_vector_destroy(back));
+        // The restart with pread on every host thread (the default) and through HDF5's reads
+        // from the calling thread (PVEC_IO_PREAD=0, the path of files pvec did not write),
+        // taking turns at going first: the second reuses memory the first just gave back.
+        for (int k = 0; k < 2; ++k) {
+          const bool h5 = (k == 1) == (r % 2 == 0);
+          if (h5) setenv("PVEC_IO_PREAD", "0", 1);
+          pvec_vector_t back = nullptr;
+          (h5 ? t_rst_h5 : t_rst).push_back(timed([&] {
+            BENCH_PVEC(pvec_restart(ck.c_str(), &d, rs.schema, 0, &back));
+          }));
+          unsetenv("PVEC_IO_PREAD");
+          int64_t n_back = 0;
+          double sum_back = 0;
+          totals(back, rs, &n_back, &sum_back);
+          if (n_back != n || sum_back != rho_sum)
+            die("restart did not give back the particles written");
+          BENCH_PVEC(pvec_vector_destroy(back));
+        }
         remove_path(ck);
         remove_path(dir / "ckpt.xmf");
       }
@@ -323,6 +335,9 @@ int main(int argc, char** argv) {
       rows.push_back({"ckpt_write", "write", "mpiio_write", median(t_ckw), &b_write});
       rows.push_back({"restart", "read", "mpiio_read", median(t_rst), &b_read});
       rows.push_back({"restart", "read_new", "mpiio_read_new_buffer", median(t_rst), &b_read_new});
+      rows.push_back({"restart_h5", "read", "mpiio_read", median(t_rst_h5), &b_read});
+      rows.push_back(
+          {"restart_h5", "read_new", "mpiio_read_new_buffer", median(t_rst_h5), &b_read_new});
     }
     rows.push_back({"vtk_write", "write", "mpiio_write", median(t_vtk), &b_write});
     if (rank_ == 0)

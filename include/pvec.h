@@ -802,8 +802,10 @@ PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc
  *  backend, host memory and communicator are the caller's. Rank r reads rows [r*N/M ...) of
  *  the global arrays (M ranks; ranks may start empty), then the vector is distributed with
  *  pvec_map (particles end on the rank owning their position; values bitwise as written). Both
- *  mirrors hold the data (with the CUDA backend it is copied to the device). flags: 0 (reserved).
- *  Collective. *out is written only on success.
+ *  mirrors hold the data (with the CUDA backend it is copied to the device). The rows are read
+ *  on every host thread (pread at the offsets HDF5 reports for pvec's own contiguous datasets;
+ *  other layouts through HDF5). flags: 0 (reserved). Collective. *out is written only on
+ *  success.
  *  Errors: INVALID_ARGUMENT (path or out NULL, unknown flags, and the first mismatch between
  *  file and request, named: "property 'v' is vector[3] in the file, vector[2] requested",
  *  missing or extra property, dim, domain, boundary, pos dtype); DTYPE_MISMATCH (a

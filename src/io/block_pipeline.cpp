@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
 
 #if defined(PVEC_HAVE_OPENMP)
@@ -130,6 +131,80 @@ bool BlockPipeline::run(bool write, int64_t n, int64_t block_rows, size_t row_by
 #else
   return false;  // not reached: host_threads() is 1 without OpenMP
 #endif
+}
+
+namespace {
+
+struct ParallelRead {
+  BlockPipeline::MemoryFn memory;
+  void* memory_ctx;
+  BlockPipeline::FileFn file;
+  void* file_ctx;
+  int64_t n, block;
+  size_t row_bytes;
+  unsigned char* direct;
+  std::vector<unsigned char>* slots;  // one per range
+  std::atomic<bool> stop{false};
+  std::atomic<bool> failed_file{false};
+  std::vector<std::exception_ptr> error;  // one per range
+  std::vector<int64_t> error_block;       // the block of error[r]
+};
+
+// The blocks [b_begin, b_end) of one range, on one thread.
+void read_range(void* ctx, int64_t b_begin, int64_t b_end, int r) {
+  auto& pr = *static_cast<ParallelRead*>(ctx);
+  for (int64_t b = b_begin; b < b_end && !pr.stop.load(std::memory_order_relaxed); ++b) {
+    const int64_t b0 = b * pr.block, count = std::min(pr.block, pr.n - b0);
+    try {
+      unsigned char* buf =
+          pr.direct ? pr.direct + static_cast<size_t>(b0) * pr.row_bytes : pr.slots[r].data();
+      if (!file_step(pr.file, pr.file_ctx, b, b0, count, buf)) {
+        pr.failed_file.store(true);
+        pr.stop.store(true);
+        return;
+      }
+      if (!pr.direct) memory_step(pr.memory, pr.memory_ctx, b, b0, count, buf);
+    } catch (...) {
+      pr.error[r] = std::current_exception();
+      pr.error_block[r] = b;
+      pr.stop.store(true);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+bool BlockPipeline::run_parallel(int64_t n, int64_t block_rows, size_t row_bytes,
+                                 unsigned char* direct, MemoryFn memory, void* memory_ctx,
+                                 FileFn file, void* file_ctx) {
+  if (n <= 0) return true;
+  const int64_t block = std::max<int64_t>(block_rows, 1);
+  const int64_t nb = (n + block - 1) / block;
+  const int threads = host_threads();
+  if (!direct) {
+    thread_slots_.resize(static_cast<size_t>(threads));
+    const size_t slot_bytes = static_cast<size_t>(std::min(block, n)) * row_bytes;
+    for (auto& s : thread_slots_) s.resize(slot_bytes);
+  }
+  ParallelRead pr;
+  pr.memory = memory;
+  pr.memory_ctx = memory_ctx;
+  pr.file = file;
+  pr.file_ctx = file_ctx;
+  pr.n = n;
+  pr.block = block;
+  pr.row_bytes = row_bytes;
+  pr.direct = direct;
+  pr.slots = thread_slots_.data();
+  pr.error.resize(static_cast<size_t>(threads));
+  pr.error_block.assign(static_cast<size_t>(threads), -1);
+  host_ranges(nb, 1, &read_range, &pr);
+  int first = -1;
+  for (int r = 0; r < threads; ++r)
+    if (pr.error[r] && (first < 0 || pr.error_block[r] < pr.error_block[first])) first = r;
+  if (first >= 0) std::rethrow_exception(pr.error[first]);
+  return !pr.failed_file.load();
 }
 
 }  // namespace pvec::impl::io

@@ -46,6 +46,22 @@ class BlockPipeline {
                &get);
   }
 
+  // Reads rows [0, n) with a file call that any thread may make at once (a pread of the
+  // file's own bytes, not HDF5): the blocks are cut into one contiguous range per host thread
+  // (host_ranges, backend/host_parallel.hpp) and each thread makes its blocks' get calls and
+  // unstages each block in turn, so the file calls, the transposes and the first touch of
+  // new memory spread over the threads. direct (not null): the rows land in direct (n rows of
+  // row_bytes) and nothing is unstaged. Returns false when a get failed (every thread stops
+  // at its next block); an exception of a step is rethrown after the region, the first in
+  // block order; blocks other threads had read are unstaged all the same. get(b0, count, buf)
+  // and unstage(b0, count, buf) are called from several threads at once, for disjoint rows.
+  template <class Get, class Unstage>
+  bool read_parallel(int64_t n, int64_t block_rows, size_t row_bytes, unsigned char* direct,
+                     Get&& get, Unstage&& unstage) {
+    return run_parallel(n, block_rows, row_bytes, direct, &call<Unstage>, &unstage, &call_ok<Get>,
+                        &get);
+  }
+
   // Tests: in every later run, the file call of block `block` (0-based) fails without being
   // made or, with `in_memory`, that block's memory step throws PVEC_ERROR_IO; -1 turns it off.
   static void inject_fault_for_tests(int64_t block, bool in_memory = false);
@@ -66,8 +82,13 @@ class BlockPipeline {
   bool run(bool write, int64_t n, int64_t block_rows, size_t row_bytes, bool device,
            MemoryFn memory, void* memory_ctx, FileFn file, void* file_ctx);
 
+  bool run_parallel(int64_t n, int64_t block_rows, size_t row_bytes, unsigned char* direct,
+                    MemoryFn memory, void* memory_ctx, FileFn file, void* file_ctx);
+
   // The stage slots, kept between columns (slot 1 only with two threads).
   std::vector<unsigned char> slot_[2];
+  // read_parallel's slot per host thread, kept between columns.
+  std::vector<std::vector<unsigned char>> thread_slots_;
 };
 
 }  // namespace pvec::impl::io

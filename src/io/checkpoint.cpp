@@ -5,6 +5,7 @@
 #include "common/dtype.hpp"
 #include "common/error.hpp"
 #include "io/block_pipeline.hpp"
+#include "io/raw_dataset.hpp"
 #include "io/staging.hpp"
 #include "io/xml_escape.hpp"
 
@@ -12,6 +13,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -725,6 +727,7 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
   ParticleSet& ps = v->mirrors();
   H5 dxpl = transfer_dxpl(H5FD_MPIO_INDEPENDENT);
   BlockPipeline pipe;
+  const RawFile raw(path);  // pvec's own datasets are read with pread, on every host thread
   for (int c = 0; c < ps.column_count(); ++c) {
     const PropertySpec& s = ps.column(c).spec;
     const std::string name = c == 0 ? "/positions" : "/properties/" + s.name;
@@ -735,12 +738,30 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
       std::vector<hsize_t> d(H5Sget_simple_extent_ndims(fspace));
       H5Sget_simple_extent_dims(fspace, d.data(), nullptr);
       const int64_t block = stage_rows(s, 0);
+      const size_t rb = row_bytes(s, 0);
       unsigned char* direct = direct_rows_host(ps, c);
-      const bool ok =
-          move_rows(dset, false, mem_type(s.dtype), dxpl, d, first, n, block, row_bytes(s, 0),
-                    false, direct, pipe, [&](int64_t b0, int64_t count, unsigned char* buf) {
-                      write_rows_host(ps, c, b0, count, buf);
-                    });
+      auto unstage = [&](int64_t b0, int64_t count, unsigned char* buf) {
+        write_rows_host(ps, c, b0, count, buf);
+      };
+      const int64_t at = raw.rows_at(dset, mem_type(s.dtype), first + n, rb);
+      if (at >= 0) {
+        std::atomic<int> err{0};
+        const bool ok = pipe.read_parallel(
+            n, block, rb, direct,
+            [&](int64_t b0, int64_t count, unsigned char* buf) {
+              const int e = raw.read(buf, static_cast<size_t>(count) * rb,
+                                     at + (first + b0) * static_cast<int64_t>(rb));
+              if (e != 0) err.store(e);
+              return e == 0;
+            },
+            unstage);
+        if (!ok)
+          fail(PVEC_ERROR_IO, "'", path, "': cannot read dataset ", name, ": ",
+               err.load() != 0 ? std::strerror(err.load()) : "failed");
+        return;
+      }
+      const bool ok = move_rows(dset, false, mem_type(s.dtype), dxpl, d, first, n, block, rb, false,
+                                direct, pipe, unstage);
       if (!ok) fail_h5(path, "cannot read dataset ", name, " (truncated or corrupted file?)");
     });
   }

@@ -3,16 +3,21 @@
 // vector a restart reads and the VTK pieces (from the host and the device mirror) are the
 // same bytes at every thread count. A file call that fails, or a staging step that throws,
 // in the middle of a column gives PVEC_ERROR_IO on the failing rank and PVEC_ERROR_MPI on the
-// others, at one thread and at two, leaves no file, and does not hang the thread pair.
+// others, at one thread and at two, leaves no file, and does not hang the thread pair. A
+// restart's pread on the host threads (BlockPipeline::read_parallel) gives what HDF5's own
+// reads give, and copies of the file in layouts pvec does not write (chunked, deflated, the
+// other byte order), which HDF5 reads, restart to the same vector.
 #include "backend/host_parallel.hpp"
 #include "dist_util.hpp"
 #include "io/block_pipeline.hpp"
 #include "io/staging.hpp"
+#include "scoped_env.hpp"
 
 #ifndef PVEC_TEST_NO_HDF5
 #include <hdf5.h>
 #endif
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -99,7 +104,66 @@ std::string datasets(const std::string& path) {
   H5Fclose(f);
   return out;
 }
+
+// A copy of the checkpoint at `from` with every dataset rewritten holding the same values in
+// a layout pvec does not write: chunked (how 0), deflated (1) or in the other byte order (2).
+// A restart reads those through HDF5, not with pread (io/raw_dataset.hpp).
+void relayout(const std::string& from, const std::string& to, int how) {
+  std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
+  const hid_t f = H5Fopen(to.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  REQUIRE(f >= 0);
+  auto redo = [&](const std::string& name) {
+    const hid_t d = H5Dopen2(f, name.c_str(), H5P_DEFAULT);
+    REQUIRE(d >= 0);
+    const hid_t t = H5Dget_type(d), space = H5Dget_space(d);
+    const int nd = H5Sget_simple_extent_ndims(space);
+    std::vector<hsize_t> dims(static_cast<size_t>(nd));
+    H5Sget_simple_extent_dims(space, dims.data(), nullptr);
+    std::string b(H5Tget_size(t) * static_cast<size_t>(H5Sget_simple_extent_npoints(space)), '\0');
+    if (!b.empty()) REQUIRE(H5Dread(d, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &b[0]) >= 0);
+    H5Dclose(d);
+    REQUIRE(H5Ldelete(f, name.c_str(), H5P_DEFAULT) >= 0);
+    const hid_t ft = H5Tcopy(t);
+    const hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
+    if (how == 2) {
+      H5Tset_order(ft, H5Tget_order(t) == H5T_ORDER_LE ? H5T_ORDER_BE : H5T_ORDER_LE);
+    } else {
+      std::vector<hsize_t> chunk = dims;
+      chunk[0] = std::max<hsize_t>(1, std::min<hsize_t>(dims[0], 7));
+      H5Pset_chunk(dcpl, nd, chunk.data());
+      if (how == 1) H5Pset_deflate(dcpl, 6);
+    }
+    const hid_t z = H5Dcreate2(f, name.c_str(), ft, space, H5P_DEFAULT, dcpl, H5P_DEFAULT);
+    REQUIRE(z >= 0);
+    if (!b.empty()) REQUIRE(H5Dwrite(z, t, H5S_ALL, H5S_ALL, H5P_DEFAULT, &b[0]) >= 0);
+    H5Dclose(z);
+    H5Pclose(dcpl);
+    H5Tclose(ft);
+    H5Sclose(space);
+    H5Tclose(t);
+  };
+  redo("/positions");
+  for (const char* p : {"id", "f32", "f64", "i32", "u32", "u64", "v3", "vi3", "t23", "tu23", "t57"})
+    redo(std::string("/properties/") + p);
+  REQUIRE(H5Fclose(f) >= 0);
+}
 #endif
+
+// The restart of the checkpoint at path, as a snapshot of this rank's rows.
+pvec_test::Snapshot restarted(const std::string& path) {
+  pvec_vector_desc d = PVEC_VECTOR_DESC_INIT;
+  pvec_schema_t s = nullptr;
+  int64_t step = 0;
+  double time = 0;
+  DIST_OK(pvec_checkpoint_describe(path.c_str(), &d, &s, &step, &time));
+  d.backend = PVEC_BACKEND_HOST;
+  pvec_vector_t r = nullptr;
+  DIST_OK(pvec_restart(path.c_str(), &d, s, 0, &r));
+  pvec_schema_destroy(s);
+  pvec_test::Snapshot snap = pvec_test::snapshot(r);
+  DIST_OK(pvec_vector_destroy(r));
+  return snap;
+}
 
 bool have_hdf5() {
   int flag = -1;
@@ -175,6 +239,52 @@ TEST_CASE("file blocks: the same bytes at 1, 2 and 3 host threads", "[io][thread
   drop(dir);
 }
 
+TEST_CASE("restart: pread on the host threads gives what HDF5 reads, in every layout",
+          "[io][threads]") {
+  if (!have_hdf5()) {
+    WARN("pvec built without parallel HDF5: raw restart reads not tested");
+    return;
+  }
+#ifndef PVEC_TEST_NO_HDF5
+  const std::string dir = folder();
+  Props p;
+  pvec_vector_t v = make(&p);
+  const std::string h5 = dir + "/own.h5";
+  DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 1, 0.5, 0, nullptr, nullptr, nullptr, 0));
+  DIST_OK(pvec_vector_destroy(v));
+  const char* layouts[] = {"chunked", "deflated", "other byte order"};
+  if (rank() == 0)
+    for (int how = 0; how < 3; ++how)
+      relayout(h5, dir + "/layout" + std::to_string(how) + ".h5", how);
+  barrier();
+  Failures f;
+  pvec_test::Snapshot through_hdf5;
+  {
+    pvec_test::ScopedEnv off("PVEC_IO_PREAD", "0");
+    through_hdf5 = restarted(h5);
+  }
+  if (through_hdf5.n_local < 1) f.addf("the HDF5 restart holds ", through_hdf5.n_local, " rows");
+  for (int t : {1, 2, 3}) {
+    for (int64_t bytes : {200, 0}) {  // blocks of a few rows, and the default ~1 MiB
+      force_host_threads(t);
+      force_stage_bytes_for_tests(static_cast<size_t>(bytes));
+      const pvec_test::Snapshot raw = restarted(h5);
+      if (raw.cols != through_hdf5.cols || raw.n_local != through_hdf5.n_local)
+        f.addf("pread at ", t, " threads, blocks of ", bytes, " bytes: not what HDF5 read");
+      for (int how = 0; how < 3; ++how) {
+        const pvec_test::Snapshot other = restarted(dir + "/layout" + std::to_string(how) + ".h5");
+        if (other.cols != through_hdf5.cols || other.n_local != through_hdf5.n_local)
+          f.addf(layouts[how], " copy at ", t, " threads: not what HDF5 read from pvec's file");
+      }
+    }
+  }
+  force_host_threads(0);
+  force_stage_bytes_for_tests(0);
+  f.require("raw restart reads");
+  drop(dir);
+#endif
+}
+
 TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and 2 threads",
           "[io][threads][errors]") {
   const std::string dir = folder();
@@ -212,14 +322,18 @@ TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and
         double time = 0;
         DIST_OK(pvec_checkpoint_describe(h5.c_str(), &d, &sc, &step, &time));
         d.backend = PVEC_BACKEND_HOST;
-        pvec_vector_t r = nullptr;
-        if (rank() == failing) BlockPipeline::inject_fault_for_tests(3, in_memory);
-        const pvec_status rs = pvec_restart(h5.c_str(), &d, sc, 0, &r);
-        BlockPipeline::inject_fault_for_tests(-1);
+        for (const char* pread : {"1", "0"}) {  // pread on the host threads, then HDF5's reads
+          pvec_test::ScopedEnv raw("PVEC_IO_PREAD", pread);
+          pvec_vector_t r = nullptr;
+          if (rank() == failing) BlockPipeline::inject_fault_for_tests(3, in_memory);
+          const pvec_status rs = pvec_restart(h5.c_str(), &d, sc, 0, &r);
+          BlockPipeline::inject_fault_for_tests(-1);
+          if (rs != want)
+            f.addf(what, "restart (PVEC_IO_PREAD=", pread, "): ", pvec_status_string(rs), ", want ",
+                   pvec_status_string(want));
+          if (r) pvec_vector_destroy(r);
+        }
         pvec_schema_destroy(sc);
-        if (rs != want)
-          f.addf(what, "restart: ", pvec_status_string(rs), ", want ", pvec_status_string(want));
-        if (r) pvec_vector_destroy(r);
       }
       const std::string run = dir + "/bad" + tag;
       if (rank() == failing) BlockPipeline::inject_fault_for_tests(3, in_memory);
