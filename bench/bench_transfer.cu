@@ -7,7 +7,10 @@
 //   raw_pageable   the same from malloc'ed (touched) memory
 //   pvec_pinned    pvec_host_to_device / pvec_device_to_host (all properties) of a vector with
 //                  pinned host mirrors and capacity ~1.3 n: one strided 2-D copy per property
-//   pvec_pageable  the same with PVEC_HOST_PAGEABLE mirrors
+//   pvec_pageable  the same with PVEC_HOST_PAGEABLE mirrors (from 16 MiB in all and with two
+//                  or more host threads: through page-locked blocks on the host threads)
+//   pvec_pageable_direct  the same with PVEC_STAGED_TRANSFER=0 (one cudaMemcpy2D per
+//                  property from the pageable mirror, as the CUDA runtime stages it)
 // Reported: median wall time of the blocking call, GB/s of the live bytes, ratio to
 // raw_pinned (target >= 0.95 from 1e6 particles) and, below 1e6, the extra time per call over
 // raw_pinned in microseconds. The pvec data is checked after the round trip.
@@ -153,7 +156,7 @@ int main(int argc, char** argv) {
       .print();
   bench::Table table({{"dir", 4},
                       {"n", 5},
-                      {"variant", 13},
+                      {"variant", 20},
                       {"time_us", 10},
                       {"GB/s", 7},
                       {"vs_pinned", 9},
@@ -178,6 +181,9 @@ int main(int argc, char** argv) {
     BENCH_CUDA(cudaFree(dev));
     const Times pv_pinned = run_pvec(rs, n, PVEC_HOST_PINNED, slack, warmup, reps);
     const Times pv_pageable = run_pvec(rs, n, PVEC_HOST_PAGEABLE, slack, warmup, reps);
+    setenv("PVEC_STAGED_TRANSFER", "0", 1);
+    const Times pv_direct = run_pvec(rs, n, PVEC_HOST_PAGEABLE, slack, warmup, reps);
+    unsetenv("PVEC_STAGED_TRANSFER");
 
     struct Row {
       const char* name;
@@ -186,7 +192,8 @@ int main(int argc, char** argv) {
     const Row rows[] = {{"raw_pinned", &raw_pinned},
                         {"raw_pageable", &raw_pageable},
                         {"pvec_pinned", &pv_pinned},
-                        {"pvec_pageable", &pv_pageable}};
+                        {"pvec_pageable", &pv_pageable},
+                        {"pvec_pageable_direct", &pv_direct}};
     for (const char* dir : {"h2d", "d2h"}) {
       const bool h2d = dir[0] == 'h';
       const double base = h2d ? raw_pinned.h2d : raw_pinned.d2h;

@@ -401,7 +401,8 @@ PVEC_API pvec_status pvec_append(pvec_vector_t vec, int64_t k, int64_t* first);
  *  duplicate index), OUT_OF_RANGE (an index outside [0, n_local)), OUT_OF_MEMORY, CUDA. */
 PVEC_API pvec_status pvec_remove(pvec_vector_t vec, const int64_t* indices, int64_t count);
 
-/** Reduce the capacity to the local size rounded up to 64 (at least 64). Data kept.
+/** Reduce the capacity to the local size rounded up to 64 (at least 64). Data kept. Also
+ *  gives back the page-locked blocks that blocking transfers of pageable mirrors keep.
  *  Errors: INVALID_HANDLE, OUT_OF_MEMORY, CUDA. */
 PVEC_API pvec_status pvec_shrink_to_fit(pvec_vector_t vec);
 
@@ -511,7 +512,11 @@ PVEC_API pvec_status pvec_get_stream(pvec_vector_t vec, pvec_stream_t* stream);
 /** Copy the listed properties (PVEC_POS for positions) from host to device mirror, live
  *  particles [0, n_local + n_ghost) of each component only, one 2D copy per property.
  *  props == NULL means every property and the positions (nprops ignored). Blocks until
- *  the copies are done. Invalidates nothing.
+ *  the copies are done, after the work ordered on the vector's stream. Invalidates nothing.
+ *  With pageable host mirrors (PVEC_HOST_PAGEABLE), from 16 MiB in all and two or more host
+ *  threads, the copies go through page-locked blocks on up to 8 host threads, which the
+ *  vector keeps (16 MiB) until pvec_shrink_to_fit or its destruction (docs/layout.md);
+ *  PVEC_STAGED_TRANSFER=0 in the environment turns that off.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (nprops < 0, a repeated index), OUT_OF_RANGE,
  *  CUDA. Nothing is copied on an argument error. Since 0.1. */
 PVEC_API pvec_status pvec_host_to_device(pvec_vector_t vec, const int* props, int nprops);

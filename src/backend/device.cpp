@@ -142,6 +142,25 @@ void stream_synchronize(void* stream) {
   check(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize");
 }
 
+void stream_drain(void* stream) {
+  cudaEvent_t e = nullptr;
+  check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreateWithFlags");
+  const cudaError_t rec = cudaEventRecord(e, as_stream(stream));
+  const cudaError_t sync = rec == cudaSuccess ? cudaEventSynchronize(e) : rec;
+  cudaEventDestroy(e);
+  check(sync, rec == cudaSuccess ? "cudaEventSynchronize" : "cudaEventRecord");
+}
+
+void* stream_create() {
+  cudaStream_t s = nullptr;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  return s;
+}
+
+void stream_destroy(void* stream) noexcept {
+  if (stream != nullptr) cudaStreamDestroy(as_stream(stream));
+}
+
 void check_launch(const char* what) { check(cudaGetLastError(), what); }
 
 #else  // no CUDA in this build
@@ -174,6 +193,9 @@ bool device_ipc_handle(void*, IpcHandle*) { return false; }
 void* device_ipc_open(const IpcHandle&) { return nullptr; }
 void device_ipc_close(void*) noexcept {}
 void stream_synchronize(void*) {}
+void stream_drain(void*) {}
+void* stream_create() { return nullptr; }
+void stream_destroy(void*) noexcept {}
 void check_launch(const char*) {}
 
 #endif

@@ -50,6 +50,14 @@ void* device_ipc_open(const IpcHandle& handle);
 void device_ipc_close(void* mapped) noexcept;
 
 void stream_synchronize(void* stream);
+// Waits for everything ordered before now on stream, including (for the legacy default stream,
+// nullptr) the work of other blocking streams that the legacy stream's next operation would
+// wait for: an event recorded on stream, then waited for.
+void stream_drain(void* stream);
+// A stream of the current device that does not synchronise with the legacy default stream
+// (cudaStreamNonBlocking); throws Error(PVEC_ERROR_CUDA). nullptr without CUDA.
+void* stream_create();
+void stream_destroy(void* stream) noexcept;
 // Throws Error(PVEC_ERROR_CUDA) if the last kernel launch failed.
 void check_launch(const char* what);
 

@@ -256,6 +256,7 @@ void ParticleSet::remove(const int64_t* idx, int64_t count) {
 
 void ParticleSet::shrink_to_fit() {
   sync_stream();
+  staging_.release();
   int64_t cap = round_capacity(n_local_);
   if (cap < capacity_) {
     flush_device();
@@ -274,6 +275,24 @@ void ParticleSet::transfer(bool to_device, const std::vector<int>& columns, void
                            bool wait) {
   flush_device();
   const int64_t live = n_total();
+  if (cuda_ && wait && host_kind_ == MemKind::host) {
+    // Pageable host mirrors: blocking copies through page-locked blocks on the host threads
+    // (particles/staged_transfer.hpp), from a few MiB.
+    std::vector<StagedRange> ranges;
+    size_t total = 0;
+    for (int k : columns) {
+      PropertyBuffer& c = cols_[k];
+      const size_t pitch = c.row_bytes(capacity_), bytes = live * c.spec.elem_size;
+      for (int64_t comp = 0; comp < c.spec.ncomp; ++comp)
+        ranges.push_back({static_cast<char*>(c.host) + comp * pitch,
+                          static_cast<char*>(c.dev) + comp * pitch, bytes});
+      total += bytes * static_cast<size_t>(c.spec.ncomp);
+    }
+    if (staged_transfer_wanted(total)) {
+      staged_transfer(to_device, ranges, device_, stream, staging_);
+      return;
+    }
+  }
   for (int k : columns) {
     PropertyBuffer& c = cols_[k];
     size_t pitch = c.row_bytes(capacity_);

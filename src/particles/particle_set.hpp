@@ -6,6 +6,7 @@
 #include "backend/device.hpp"
 #include "memory/allocator.hpp"
 #include "particles/property_buffer.hpp"
+#include "particles/staged_transfer.hpp"
 #include "memory/scratch_buffer.hpp"
 
 #include <cstdint>
@@ -130,6 +131,9 @@ class ParticleSet {
   int64_t device_zero_from_ = INT64_MAX;
   ScratchBuffer host_scratch_[kScratchSlots];
   ScratchBuffer device_scratch_[kScratchSlots];
+  // Page-locked blocks and streams of blocking transfers of pageable mirrors, kept between
+  // calls (particles/staged_transfer.hpp); given back by shrink_to_fit.
+  StagingLanes staging_;
 };
 
 }  // namespace pvec::impl

@@ -1,7 +1,9 @@
 // Host <-> device transfers: round trips, partial property lists, props == NULL meaning
 // all, only live particles moving, the async variants, and argument errors that copy
-// nothing.
+// nothing; pageable host mirrors also through page-locked blocks on the host threads
+// (PVEC_STAGED_TRANSFER=1, particles/staged_transfer.hpp), which only a CUDA device runs.
 #include "capi_util.hpp"
+#include "scoped_env.hpp"
 
 #include <cstdint>
 #include <string>
@@ -32,12 +34,16 @@ void check_host_fields(pvec_vector_t v, const std::vector<int>& listed, int move
 struct Case {
   pvec_backend backend;
   int host_memory;
+  // PVEC_STAGED_TRANSFER for the case's calls: nullptr (automatic), "1" (blocking transfers of
+  // pageable mirrors through page-locked blocks of 4 KiB on the host threads, at any size).
+  const char* staged;
 };
 
 std::vector<Case> cases() {
   std::vector<Case> out;
-  for (pvec_backend b : capi::test_backends()) out.push_back({b, PVEC_HOST_PINNED});
-  out.push_back({PVEC_BACKEND_AUTO, PVEC_HOST_PAGEABLE});
+  for (pvec_backend b : capi::test_backends()) out.push_back({b, PVEC_HOST_PINNED, nullptr});
+  out.push_back({PVEC_BACKEND_AUTO, PVEC_HOST_PAGEABLE, nullptr});
+  out.push_back({PVEC_BACKEND_AUTO, PVEC_HOST_PAGEABLE, "1"});
   return out;
 }
 
@@ -51,8 +57,10 @@ capi::Vector make(const Case& c, int64_t n) {
 
 TEST_CASE("round trip of every property and the positions", "[transfer]") {
   for (const Case& c : cases()) {
-    for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{100}, int64_t{5000}}) {
-      INFO("backend " << c.backend << " host_memory " << c.host_memory << " n " << n);
+    const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
+    for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{100}, int64_t{5000}, int64_t{70000}}) {
+      INFO("backend " << c.backend << " host_memory " << c.host_memory << " staged "
+                      << (c.staged ? c.staged : "auto") << " n " << n);
       capi::Vector vec = make(c, n);
       pvec_vector_t v = vec.get();
       const uint64_t gen = capi::generation_of(v);
@@ -82,9 +90,10 @@ TEST_CASE("only the listed properties move", "[transfer]") {
   const int64_t n = 300;
   const std::vector<std::vector<int>> lists = {{1}, {PVEC_POS}, {2, PVEC_POS}, {3, 0}, {}};
   for (const Case& c : cases()) {
+    const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
     for (const std::vector<int>& list : lists) {
-      INFO("backend " << c.backend << " host_memory " << c.host_memory << " list size "
-                      << list.size());
+      INFO("backend " << c.backend << " host_memory " << c.host_memory << " staged "
+                      << (c.staged ? c.staged : "auto") << " list size " << list.size());
       capi::Vector vec = make(c, n);
       pvec_vector_t v = vec.get();
       const int* props = list.empty() ? nullptr : list.data();
@@ -111,7 +120,9 @@ TEST_CASE("only the listed properties move", "[transfer]") {
 
 TEST_CASE("only live particles move", "[transfer]") {
   for (const Case& c : cases()) {
-    INFO("backend " << c.backend << " host_memory " << c.host_memory);
+    const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
+    INFO("backend " << c.backend << " host_memory " << c.host_memory << " staged "
+                    << (c.staged ? c.staged : "auto"));
     capi::Vector vec = make(c, 100);
     pvec_vector_t v = vec.get();
     const bool host_backend = capi::backend_of(v) == pvec_backend(PVEC_BACKEND_HOST);
@@ -156,7 +167,9 @@ TEST_CASE("only live particles move", "[transfer]") {
 
 TEST_CASE("async transfers on the default stream, then synchronize", "[transfer]") {
   for (const Case& c : cases()) {
-    INFO("backend " << c.backend << " host_memory " << c.host_memory);
+    const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
+    INFO("backend " << c.backend << " host_memory " << c.host_memory << " staged "
+                    << (c.staged ? c.staged : "auto"));
     const int64_t n = 2000;
     capi::Vector vec = make(c, n);
     pvec_vector_t v = vec.get();
@@ -196,7 +209,9 @@ TEST_CASE("bad property lists copy nothing", "[transfer]") {
       {{0, 1}, -1, PVEC_ERROR_INVALID_ARGUMENT},
   };
   for (const Case& c : cases()) {
-    INFO("backend " << c.backend << " host_memory " << c.host_memory);
+    const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
+    INFO("backend " << c.backend << " host_memory " << c.host_memory << " staged "
+                    << (c.staged ? c.staged : "auto"));
     capi::Vector vec = make(c, n);
     pvec_vector_t v = vec.get();
     for (const Bad& b : bad) {
@@ -231,4 +246,41 @@ TEST_CASE("bad property lists copy nothing", "[transfer]") {
       }
     }
   }
+}
+
+TEST_CASE("staged transfers keep their page-locked blocks until shrink_to_fit", "[transfer]") {
+  const Case c{PVEC_BACKEND_AUTO, PVEC_HOST_PAGEABLE, "1"};
+  const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
+  const int64_t n = 3000;
+  capi::Vector vec = make(c, n);
+  pvec_vector_t v = vec.get();
+  if (capi::backend_of(v) != pvec_backend(PVEC_BACKEND_CUDA)) {
+    SUCCEED("host backend: no staged transfers (they need a CUDA device)");
+    return;
+  }
+  auto stats = [] {
+    pvec_memory_stats m{};
+    m.struct_size = sizeof m;
+    PVEC_REQUIRE_OK(pvec_memory_stats_get(&m));
+    return m;
+  };
+  const pvec_memory_stats before = stats();
+  capi::fill_host_all(v, 5, 0, n);
+  PVEC_REQUIRE_OK(pvec_host_to_device(v, nullptr, 0));
+  const pvec_memory_stats first = stats();
+  CHECK(first.pinned_bytes > before.pinned_bytes);  // the lanes' blocks
+  // Later transfers, both ways, reuse them: no allocation of any kind.
+  capi::set_host_all(v, 0.0, 0, n);
+  PVEC_REQUIRE_OK(pvec_device_to_host(v, nullptr, 0));
+  PVEC_CHECK_MATCH(capi::host_mismatch_all(v, 5, 0, n));
+  PVEC_REQUIRE_OK(pvec_host_to_device(v, nullptr, 0));
+  const pvec_memory_stats again = stats();
+  CHECK(again.pinned_allocs == first.pinned_allocs);
+  CHECK(again.host_allocs == first.host_allocs);
+  CHECK(again.device_allocs == first.device_allocs);
+  CHECK(again.pinned_bytes == first.pinned_bytes);
+  PVEC_CHECK_MATCH(capi::device_mismatch_all_via_copy(v, 5, 0, n));
+  // shrink_to_fit gives them back.
+  PVEC_REQUIRE_OK(pvec_shrink_to_fit(v));
+  CHECK(stats().pinned_bytes == before.pinned_bytes);
 }
