@@ -149,14 +149,20 @@ void relayout(const std::string& from, const std::string& to, int how) {
 }
 #endif
 
-// The restart of the checkpoint at path, as a snapshot of this rank's rows.
-pvec_test::Snapshot restarted(const std::string& path) {
+// The desc and schema the checkpoint at path describes, for a host-backend restart.
+pvec_vector_desc described(const std::string& path, pvec_schema_t* schema) {
   pvec_vector_desc d = PVEC_VECTOR_DESC_INIT;
-  pvec_schema_t s = nullptr;
   int64_t step = 0;
   double time = 0;
-  DIST_OK(pvec_checkpoint_describe(path.c_str(), &d, &s, &step, &time));
+  DIST_OK(pvec_checkpoint_describe(path.c_str(), &d, schema, &step, &time));
   d.backend = PVEC_BACKEND_HOST;
+  return d;
+}
+
+// The restart of the checkpoint at path, as a snapshot of this rank's rows.
+pvec_test::Snapshot restarted(const std::string& path) {
+  pvec_schema_t s = nullptr;
+  const pvec_vector_desc d = described(path, &s);
   pvec_vector_t r = nullptr;
   DIST_OK(pvec_restart(path.c_str(), &d, s, 0, &r));
   pvec_schema_destroy(s);
@@ -185,8 +191,8 @@ TEST_CASE("file blocks: the same bytes at 1, 2 and 3 host threads", "[io][thread
   pvec_vector_t v = make(&p);
   Failures f;
   std::string ckpt[4], vtp[4], vtp_dev[4];
-  std::vector<std::vector<unsigned char>> restarted[4];
-  int64_t restarted_n[4] = {0, 0, 0, 0};
+  std::vector<std::vector<unsigned char>> restarts[4];
+  int64_t restarts_n[4] = {0, 0, 0, 0};
   const bool hdf5 = have_hdf5();
   char piece[64];
   for (int t : {1, 2, 3}) {
@@ -199,20 +205,9 @@ TEST_CASE("file blocks: the same bytes at 1, 2 and 3 host threads", "[io][thread
       if (rank() == 0) ckpt[t] = datasets(h5);
 #endif
       // Every thread count restarts the file written at one thread.
-      pvec_vector_desc d = PVEC_VECTOR_DESC_INIT;
-      pvec_schema_t s = nullptr;
-      int64_t step = 0;
-      double time = 0;
-      const std::string one = dir + "/ckpt1.h5";
-      DIST_OK(pvec_checkpoint_describe(one.c_str(), &d, &s, &step, &time));
-      d.backend = PVEC_BACKEND_HOST;
-      pvec_vector_t r = nullptr;
-      DIST_OK(pvec_restart(one.c_str(), &d, s, 0, &r));
-      pvec_schema_destroy(s);
-      const pvec_test::Snapshot snap = pvec_test::snapshot(r);
-      restarted[t] = snap.cols;
-      restarted_n[t] = snap.n_local;
-      DIST_OK(pvec_vector_destroy(r));
+      const pvec_test::Snapshot snap = restarted(dir + "/ckpt1.h5");
+      restarts[t] = snap.cols;
+      restarts_n[t] = snap.n_local;
     }
     const std::string run = dir + "/run" + tag, dev = dir + "/dev" + tag;
     DIST_OK(pvec_write_vtk(v, run.c_str(), 0, 0.0, PVEC_VTK_RANK_ARRAY));
@@ -228,7 +223,7 @@ TEST_CASE("file blocks: the same bytes at 1, 2 and 3 host threads", "[io][thread
   for (int t : {2, 3}) {
     if (hdf5 && rank() == 0 && ckpt[t] != ckpt[1])
       f.addf("checkpoint datasets at ", t, " threads differ from one thread's");
-    if (hdf5 && (restarted[t] != restarted[1] || restarted_n[t] != restarted_n[1]))
+    if (hdf5 && (restarts[t] != restarts[1] || restarts_n[t] != restarts_n[1]))
       f.addf("the vector restarted at ", t, " threads differs from one thread's");
     if (vtp[t] != vtp[1]) f.addf("the VTK piece at ", t, " threads differs from one thread's");
     if (vtp_dev[t] != vtp_dev[1])
@@ -316,12 +311,8 @@ TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and
         // A good file, then a restart whose reads fail on the last rank (file calls only: a
         // restart's memory step is an unstaging).
         DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 0, 0, 0, nullptr, nullptr, nullptr, 0));
-        pvec_vector_desc d = PVEC_VECTOR_DESC_INIT;
         pvec_schema_t sc = nullptr;
-        int64_t step = 0;
-        double time = 0;
-        DIST_OK(pvec_checkpoint_describe(h5.c_str(), &d, &sc, &step, &time));
-        d.backend = PVEC_BACKEND_HOST;
+        const pvec_vector_desc d = described(h5, &sc);
         for (const char* pread : {"1", "0"}) {  // pread on the host threads, then HDF5's reads
           pvec_test::ScopedEnv raw("PVEC_IO_PREAD", pread);
           pvec_vector_t r = nullptr;
