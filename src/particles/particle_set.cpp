@@ -277,7 +277,7 @@ void ParticleSet::transfer(bool to_device, const std::vector<int>& columns, void
   const int64_t live = n_total();
   if (cuda_ && wait && host_kind_ == MemKind::host) {
     // Pageable host mirrors: blocking copies through page-locked blocks on the host threads
-    // (particles/staged_transfer.hpp), from a few MiB.
+    // (particles/staged_transfer.hpp), from 16 MiB in all with two or more host threads.
     std::vector<StagedRange> ranges;
     size_t total = 0;
     for (int k : columns) {
