@@ -805,8 +805,11 @@ PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc
  *  placement are ignored), and must match the file: the same properties (names, dtypes,
  *  shapes; order may differ), dimension, position dtype, domain and boundaries; ghost_width,
  *  backend, host memory and communicator are the caller's. Rank r reads rows [r*N/M ...) of
- *  the global arrays (M ranks; ranks may start empty), then the vector is distributed with
- *  pvec_map (particles end on the rank owning their position; values bitwise as written). Both
+ *  the global arrays (M ranks; ranks may start empty), or, when M is the rank count that wrote
+ *  the file, the rows rank r wrote (with the writer's decomposition the map then moves
+ *  nothing); then the vector is distributed with pvec_map (particles end on the rank owning
+ *  their position; values bitwise as written; on the writer's rank count and decomposition
+ *  each rank holds the rows it wrote, in their order). Both
  *  mirrors hold the data (with the CUDA backend it is copied to the device). The rows are read
  *  on every host thread (pread at the offsets HDF5 reports for pvec's own contiguous datasets;
  *  other layouts through HDF5). flags: 0 (reserved). Collective. *out is written only on

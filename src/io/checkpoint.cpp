@@ -714,16 +714,20 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
     compare(info, desc, schema, path);
     file = std::move(f);
   });
-  // Rank r reads rows [first, first + n): an even split of the global rows.
+  // Rank r reads rows [first, first + n). On the rank count that wrote the file, the rows rank
+  // r wrote (read_info checked that the counts add up): the writer's map had put them on r,
+  // so with the same decomposition the map below moves nothing, however uneven the counts.
+  // On another rank count, an even split of the global rows.
   const int64_t p = comm.size(), r = comm.rank();
-  const int64_t n = info.n_global / p + (r < info.n_global % p ? 1 : 0);
-  const int64_t first = r * (info.n_global / p) + std::min<int64_t>(r, info.n_global % p);
+  int64_t n = info.n_global / p + (r < info.n_global % p ? 1 : 0);
+  int64_t first = r * (info.n_global / p) + std::min<int64_t>(r, info.n_global % p);
+  if (info.n_ranks == p) {
+    first = 0;
+    for (int64_t k = 0; k < r; ++k) first += info.rank_counts[k];
+    n = info.rank_counts[r];
+  }
   // Capacity for the rows without resize's zero fill: every row is read before it counts.
-  // Restarting on the rank count that wrote the file, rank r most likely ends with the
-  // particles rank r wrote (the writer's map put them there): room for those too, so that
-  // map does not grow (and copy) every column when a few more arrive than were read.
-  const int64_t own = info.n_ranks == p ? info.rank_counts[r] : 0;
-  comm.agree("restart: allocating", [&] { v->reserve(std::max(n, own)); });
+  comm.agree("restart: allocating", [&] { v->reserve(n); });
   ParticleSet& ps = v->mirrors();
   H5 dxpl = transfer_dxpl(H5FD_MPIO_INDEPENDENT);
   BlockPipeline pipe;

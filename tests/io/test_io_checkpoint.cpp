@@ -172,6 +172,7 @@ TEST_CASE("checkpoint round trip at this rank count, every dtype and shape", "[i
           fill_values(v, p, 0, n_local(v), kSalt + 1);
         }
         const pvec_test::Snapshot before = pvec_test::snapshot(v);
+        const int64_t mine = n_local(v);
         const char* keys[] = {"run", "dt", "seed"};
         const char* strings[] = {"io-test", nullptr, nullptr};
         const double numbers[] = {0, 0.5, 42};
@@ -211,6 +212,17 @@ TEST_CASE("checkpoint round trip at this rank count, every dtype and shape", "[i
         const pvec_test::Snapshot s = pvec_test::snapshot(r);
         for (size_t k = 0; k < s.cols.size() && k < s.dev.size(); ++k)
           if (s.cols[k] != s.dev[k]) f.addf("column ", k, ": the device mirror differs");
+        // On the rank count that wrote it, each rank reads the rows it wrote, which it owns:
+        // the map moves nothing, and the rows come back in their order.
+        pvec_op_stats st{};
+        st.struct_size = sizeof st;
+        DIST_OK(pvec_last_op_stats(r, &st));
+        if (st.particles_sent != 0 || st.particles_received != 0)
+          f.addf("the restart's map sent ", st.particles_sent, " and received ",
+                 st.particles_received, " particles");
+        if (n_local(r) != mine) f.addf("restarted with ", n_local(r), " rows, wrote ", mine);
+        const std::vector<std::vector<unsigned char>>& wrote = device ? before.dev : before.cols;
+        if (!wrote.empty() && s.cols != wrote) f.add("the rows came back in another order");
         f.require("restart");
         pvec_vector_destroy(r);
         remove_files(path);
