@@ -747,7 +747,7 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
       auto unstage = [&](int64_t b0, int64_t count, unsigned char* buf) {
         write_rows_host(ps, c, b0, count, buf);
       };
-      const int64_t at = raw.rows_at(dset, mem_type(s.dtype), first + n, rb);
+      const int64_t at = raw.rows_at(dset, d, mem_type(s.dtype), first + n, rb);
       if (at >= 0) {
         std::atomic<int> err{0};
         const bool ok = pipe.read_parallel(

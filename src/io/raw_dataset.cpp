@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <vector>
 
 namespace pvec::impl::io {
 
@@ -30,8 +29,9 @@ RawFile::~RawFile() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-int64_t RawFile::rows_at(hid_t dset, hid_t mtype, int64_t rows, size_t row_bytes) const {
-  if (fd_ < 0 || rows < 0) return -1;
+int64_t RawFile::rows_at(hid_t dset, const std::vector<hsize_t>& dims, hid_t mtype, int64_t rows,
+                         size_t row_bytes) const {
+  if (fd_ < 0 || rows < 0 || dims.empty() || dims[0] < static_cast<hsize_t>(rows)) return -1;
   bool ok = false;
   const hid_t dcpl = H5Dget_create_plist(dset);
   if (dcpl >= 0) {
@@ -45,21 +45,11 @@ int64_t RawFile::rows_at(hid_t dset, hid_t mtype, int64_t rows, size_t row_bytes
   } else {
     ok = false;
   }
-  // The dataset's shape: at least `rows` rows of exactly row_bytes.
-  const hid_t space = ok ? H5Dget_space(dset) : -1;
-  if (space >= 0) {
-    const int nd = H5Sget_simple_extent_ndims(space);
-    std::vector<hsize_t> d(static_cast<size_t>(std::max(nd, 1)), 0);
-    ok = nd >= 1 && H5Sget_simple_extent_dims(space, d.data(), nullptr) == nd &&
-         d[0] >= static_cast<hsize_t>(rows);
-    hsize_t elems = 1;
-    for (int k = 1; ok && k < nd; ++k) ok = !__builtin_mul_overflow(elems, d[k], &elems);
-    ok = ok && elems * H5Tget_size(mtype) == row_bytes;
-    H5Sclose(space);
-  } else {
-    ok = false;
-  }
-  if (!ok) return -1;
+  // Rows of exactly row_bytes.
+  hsize_t elems = 1;
+  for (size_t k = 1; ok && k < dims.size(); ++k)
+    ok = !__builtin_mul_overflow(elems, dims[k], &elems);
+  if (!ok || elems * H5Tget_size(mtype) != row_bytes) return -1;
   const haddr_t at = H5Dget_offset(dset);
   H5Eclear2(H5E_DEFAULT);
   int64_t bytes = 0;

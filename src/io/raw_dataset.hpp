@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace pvec::impl::io {
 
@@ -24,9 +25,10 @@ class RawFile {
   RawFile(const RawFile&) = delete;
   RawFile& operator=(const RawFile&) = delete;
 
-  // The file offset of row 0 of dset when its rows [0, rows) of row_bytes each can be read
-  // raw as memory type mtype; -1 otherwise.
-  int64_t rows_at(hid_t dset, hid_t mtype, int64_t rows, size_t row_bytes) const;
+  // The file offset of row 0 of dset (of dimensions dims) when its rows [0, rows) of
+  // row_bytes each can be read raw as memory type mtype; -1 otherwise.
+  int64_t rows_at(hid_t dset, const std::vector<hsize_t>& dims, hid_t mtype, int64_t rows,
+                  size_t row_bytes) const;
 
   // Reads bytes at offset into buf, from any thread: 0, or an errno value (EIO when the file
   // ends first).
