@@ -278,17 +278,18 @@ void ParticleSet::transfer(bool to_device, const std::vector<int>& columns, void
   if (cuda_ && wait && host_kind_ == MemKind::host) {
     // Pageable host mirrors: blocking copies through page-locked blocks on the host threads
     // (particles/staged_transfer.hpp), from 16 MiB in all with two or more host threads.
-    std::vector<StagedRange> ranges;
     size_t total = 0;
-    for (int k : columns) {
-      PropertyBuffer& c = cols_[k];
-      const size_t pitch = c.row_bytes(capacity_), bytes = live * c.spec.elem_size;
-      for (int64_t comp = 0; comp < c.spec.ncomp; ++comp)
-        ranges.push_back({static_cast<char*>(c.host) + comp * pitch,
-                          static_cast<char*>(c.dev) + comp * pitch, bytes});
-      total += bytes * static_cast<size_t>(c.spec.ncomp);
-    }
+    for (int k : columns)
+      total += static_cast<size_t>(live * cols_[k].spec.ncomp) * cols_[k].spec.elem_size;
     if (staged_transfer_wanted(total)) {
+      std::vector<StagedRange> ranges;
+      for (int k : columns) {
+        PropertyBuffer& c = cols_[k];
+        const size_t pitch = c.row_bytes(capacity_), bytes = live * c.spec.elem_size;
+        for (int64_t comp = 0; comp < c.spec.ncomp; ++comp)
+          ranges.push_back({static_cast<char*>(c.host) + comp * pitch,
+                            static_cast<char*>(c.dev) + comp * pitch, bytes});
+      }
       staged_transfer(to_device, ranges, device_, stream, staging_);
       return;
     }
