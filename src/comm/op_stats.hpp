@@ -17,6 +17,9 @@ struct OpStats {
   int64_t particles_received = 0;
   int64_t particles_self = 0;               // of particles_sent: this rank's own periodic images
   int64_t transport = PVEC_TRANSPORT_NONE;  // how the messages went (pvec_transport)
+  // Not in pvec_op_stats: the last map changed this rank's rows (particles left or arrived, or
+  // periodic coordinates were wrapped). False: every row holds what it held before the map.
+  bool rows_changed = false;
 };
 
 }  // namespace pvec::impl

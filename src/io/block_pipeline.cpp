@@ -163,7 +163,7 @@ void read_range(void* ctx, int64_t b_begin, int64_t b_end, int r) {
         pr.stop.store(true);
         return;
       }
-      if (!pr.direct) memory_step(pr.memory, pr.memory_ctx, b, b0, count, buf);
+      memory_step(pr.memory, pr.memory_ctx, b, b0, count, buf);
     } catch (...) {
       pr.error[r] = std::current_exception();
       pr.error_block[r] = b;

@@ -51,10 +51,12 @@ class BlockPipeline {
   // (host_ranges, backend/host_parallel.hpp) and each thread makes its blocks' get calls and
   // unstages each block in turn, so the file calls, the transposes and the first touch of
   // new memory spread over the threads. direct (not null): the rows land in direct (n rows of
-  // row_bytes) and nothing is unstaged. Returns false when a get failed (every thread stops
-  // at its next block); an exception of a step is rethrown after the region, the first in
-  // block order; blocks other threads had read are unstaged all the same. get(b0, count, buf)
-  // and unstage(b0, count, buf) are called from several threads at once, for disjoint rows.
+  // row_bytes), and unstage(b0, count, buf) is then called with buf pointing at them there
+  // (it may do nothing, or copy the rows on while they are in cache). Returns false when a get
+  // failed (every thread stops at its next block); an exception of a step is rethrown after the
+  // region, the first in block order; blocks other threads had read are unstaged all the same.
+  // get(b0, count, buf) and unstage(b0, count, buf) are called from several threads at once, for
+  // disjoint rows.
   template <class Get, class Unstage>
   bool read_parallel(int64_t n, int64_t block_rows, size_t row_bytes, unsigned char* direct,
                      Get&& get, Unstage&& unstage) {

@@ -732,6 +732,11 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
   H5 dxpl = transfer_dxpl(H5FD_MPIO_INDEPENDENT);
   BlockPipeline pipe;
   const RawFile raw(path);  // pvec's own datasets are read with pread, on every host thread
+  // Host backend: the "device" mirror is host memory too, and a column read with pread fills
+  // it block by block while each block is still in cache (one pass over the new memory
+  // instead of a second that reads the whole host mirror back). Such columns need no copy
+  // after the map when the map changed no row here.
+  std::vector<char> dev_filled(static_cast<size_t>(ps.column_count()), 0);
   for (int c = 0; c < ps.column_count(); ++c) {
     const PropertySpec& s = ps.column(c).spec;
     const std::string name = c == 0 ? "/positions" : "/properties/" + s.name;
@@ -747,6 +752,12 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
       auto unstage = [&](int64_t b0, int64_t count, unsigned char* buf) {
         write_rows_host(ps, c, b0, count, buf);
       };
+      // read_parallel: the rows land in the host mirror (directly, or unstaged from buf),
+      // then on the host backend the same rows go to the second mirror.
+      auto unstage_both = [&](int64_t b0, int64_t count, unsigned char* buf) {
+        if (!direct) write_rows_host(ps, c, b0, count, buf);
+        if (!ps.cuda()) copy_rows_to_device_mirror(ps, c, b0, count);
+      };
       const int64_t at = raw.rows_at(dset, d, mem_type(s.dtype), first + n, rb);
       if (at >= 0) {
         std::atomic<int> err{0};
@@ -758,10 +769,11 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
               if (e != 0) err.store(e);
               return e == 0;
             },
-            unstage);
+            unstage_both);
         if (!ok)
           fail(PVEC_ERROR_IO, "'", path, "': cannot read dataset ", name, ": ",
                err.load() != 0 ? std::strerror(err.load()) : "failed");
+        dev_filled[c] = !ps.cuda();
         return;
       }
       const bool ok = move_rows(dset, false, mem_type(s.dtype), dxpl, d, first, n, block, rb, false,
@@ -772,10 +784,13 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
   ps.set_sizes(n, 0);  // every row [0, n) of every host column holds the file's values
   file.reset();
   v->map(0);  // host mirrors: particles to their owners
-  std::vector<int> all;
-  for (int c = 0; c < ps.column_count(); ++c) all.push_back(c);
-  comm.agree("restart: copying to the device mirror",
-             [&] { ps.transfer(true, all, ps.stream(), true); });
+  const bool rows_kept = !v->last_stats().rows_changed;
+  std::vector<int> copy;
+  for (int c = 0; c < ps.column_count(); ++c)
+    if (!(rows_kept && dev_filled[c])) copy.push_back(c);
+  comm.agree("restart: copying to the device mirror", [&] {
+    if (!copy.empty()) ps.transfer(true, copy, ps.stream(), true);
+  });
   return v;
 }
 

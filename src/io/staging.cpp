@@ -113,6 +113,16 @@ void write_rows_host(ParticleSet& ps, int col, int64_t first, int64_t count,
     deinterleave<uint64_t>(in, count, c.spec.ncomp, dst, pitch);
 }
 
+void copy_rows_to_device_mirror(ParticleSet& ps, int col, int64_t first, int64_t count) {
+  if (count <= 0) return;
+  PropertyBuffer& c = ps.column(col);
+  const size_t es = c.spec.elem_size, pitch = c.row_bytes(ps.capacity());
+  for (int64_t k = 0; k < c.spec.ncomp; ++k)
+    std::memcpy(static_cast<unsigned char*>(c.dev) + k * pitch + first * es,
+                static_cast<const unsigned char*>(c.host) + k * pitch + first * es,
+                static_cast<size_t>(count) * es);
+}
+
 unsigned char* direct_rows_host(ParticleSet& ps, int col) {
   PropertyBuffer& c = ps.column(col);
   return c.spec.ncomp == 1 ? static_cast<unsigned char*>(c.host) : nullptr;

@@ -44,6 +44,10 @@ const unsigned char* direct_rows(const ParticleSet& ps, int col, bool device, in
 void write_rows_host(ParticleSet& ps, int col, int64_t first, int64_t count,
                      const unsigned char* in);
 
+// Host backend only (both mirrors host memory): copy rows [first, first + count) of every
+// component of column col from the host mirror to the second mirror.
+void copy_rows_to_device_mirror(ParticleSet& ps, int col, int64_t first, int64_t count);
+
 // The host mirror's rows of column col when interleaved rows can be read into them directly
 // (one component); else nullptr (stage and use write_rows_host).
 unsigned char* direct_rows_host(ParticleSet& ps, int col);

@@ -209,6 +209,7 @@ int64_t map(DistContext& ctx, unsigned flags) {
   ps.bump_generation();
   ctx.stats.particles_sent = n_send;
   ctx.stats.particles_received = n_recv;
+  ctx.stats.rows_changed = m > 0 || to_wrap > 0 || n_recv > 0;
   ctx.stats.compute_seconds += seconds_since(t_unpack);
   return ctx.comm.allreduce_sum(removed_here);
 }
