@@ -136,7 +136,7 @@ bool BlockPipeline::run(bool write, int64_t n, int64_t block_rows, size_t row_by
 namespace {
 
 struct ParallelRead {
-  BlockPipeline::MemoryFn memory;
+  BlockPipeline::ThreadMemoryFn memory;
   void* memory_ctx;
   BlockPipeline::FileFn file;
   void* file_ctx;
@@ -163,7 +163,9 @@ void read_range(void* ctx, int64_t b_begin, int64_t b_end, int r) {
         pr.stop.store(true);
         return;
       }
-      memory_step(pr.memory, pr.memory_ctx, b, b0, count, buf);
+      if (b == g_fault_block && g_fault_in_memory)
+        fail(PVEC_ERROR_IO, "injected fault in the unstaging of block ", b);
+      pr.memory(pr.memory_ctx, b0, count, buf, r);
     } catch (...) {
       pr.error[r] = std::current_exception();
       pr.error_block[r] = b;
@@ -176,7 +178,7 @@ void read_range(void* ctx, int64_t b_begin, int64_t b_end, int r) {
 }  // namespace
 
 bool BlockPipeline::run_parallel(int64_t n, int64_t block_rows, size_t row_bytes,
-                                 unsigned char* direct, MemoryFn memory, void* memory_ctx,
+                                 unsigned char* direct, ThreadMemoryFn memory, void* memory_ctx,
                                  FileFn file, void* file_ctx) {
   if (n <= 0) return true;
   const int64_t block = std::max<int64_t>(block_rows, 1);

@@ -55,13 +55,14 @@ class BlockPipeline {
   // (it may do nothing, or copy the rows on while they are in cache). Returns false when a get
   // failed (every thread stops at its next block); an exception of a step is rethrown after the
   // region, the first in block order; blocks other threads had read are unstaged all the same.
-  // get(b0, count, buf) and unstage(b0, count, buf) are called from several threads at once, for
-  // disjoint rows.
+  // get(b0, count, buf) and unstage(b0, count, buf, thread) are called from several threads at
+  // once, for disjoint rows; thread (0 .. host_threads() - 1) tells which, and one thread's
+  // calls come in block order.
   template <class Get, class Unstage>
   bool read_parallel(int64_t n, int64_t block_rows, size_t row_bytes, unsigned char* direct,
                      Get&& get, Unstage&& unstage) {
-    return run_parallel(n, block_rows, row_bytes, direct, &call<Unstage>, &unstage, &call_ok<Get>,
-                        &get);
+    return run_parallel(n, block_rows, row_bytes, direct, &call_on<Unstage>, &unstage,
+                        &call_ok<Get>, &get);
   }
 
   // Tests: in every later run, the file call of block `block` (0-based) fails without being
@@ -70,11 +71,16 @@ class BlockPipeline {
 
   using MemoryFn = void (*)(void*, int64_t, int64_t, unsigned char*);
   using FileFn = bool (*)(void*, int64_t, int64_t, unsigned char*);
+  using ThreadMemoryFn = void (*)(void*, int64_t, int64_t, unsigned char*, int);
 
  private:
   template <class F>
   static void call(void* f, int64_t b0, int64_t count, unsigned char* buf) {
     (*static_cast<std::remove_reference_t<F>*>(f))(b0, count, buf);
+  }
+  template <class F>
+  static void call_on(void* f, int64_t b0, int64_t count, unsigned char* buf, int thread) {
+    (*static_cast<std::remove_reference_t<F>*>(f))(b0, count, buf, thread);
   }
   template <class F>
   static bool call_ok(void* f, int64_t b0, int64_t count, unsigned char* buf) {
@@ -85,7 +91,7 @@ class BlockPipeline {
            MemoryFn memory, void* memory_ctx, FileFn file, void* file_ctx);
 
   bool run_parallel(int64_t n, int64_t block_rows, size_t row_bytes, unsigned char* direct,
-                    MemoryFn memory, void* memory_ctx, FileFn file, void* file_ctx);
+                    ThreadMemoryFn memory, void* memory_ctx, FileFn file, void* file_ctx);
 
   // The stage slots, kept between columns (slot 1 only with two threads).
   std::vector<unsigned char> slot_[2];

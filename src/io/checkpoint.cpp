@@ -2,12 +2,14 @@
 // one file format belong together: the reader checks exactly what the writer wrote.
 #include "io/checkpoint.hpp"
 
+#include "backend/host_parallel.hpp"
 #include "common/dtype.hpp"
 #include "common/error.hpp"
 #include "io/block_pipeline.hpp"
 #include "io/raw_dataset.hpp"
 #include "io/staging.hpp"
 #include "io/xml_escape.hpp"
+#include "particles/staged_transfer.hpp"
 
 #include <hdf5.h>
 #include <mpi.h>
@@ -17,8 +19,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -737,6 +741,24 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
   // instead of a second that reads the whole host mirror back). Such columns need no copy
   // after the map when the map changed no row here.
   std::vector<char> dev_filled(static_cast<size_t>(ps.column_count()), 0);
+  // CUDA backend, on the writer's rank count (where the map moves nothing with the same
+  // decomposition): the thread that read a block with pread hands it on to the device mirror
+  // at once (particles/staged_transfer.hpp, LaneUpload), so the copies overlap the reads and
+  // the host mirror is not read back afterwards. Pageable host mirrors need the page-locked
+  // lanes (not with PVEC_STAGED_TRANSFER=0). Without lanes the copy after the map serves;
+  // PVEC_IO_UPLOAD=0 asks for that (to measure against).
+  std::unique_ptr<LaneUpload> upload;
+  const char* upload_env = std::getenv("PVEC_IO_UPLOAD");
+  const bool upload_off = upload_env != nullptr && std::strcmp(upload_env, "0") == 0;
+  if (ps.cuda() && info.n_ranks == p && n > 0 && !upload_off &&
+      (ps.host_kind() == MemKind::pinned || staged_transfer_allowed())) {
+    try {
+      upload = std::make_unique<LaneUpload>(ps.staging_lanes(), host_threads(), ps.device(),
+                                            ps.host_kind() == MemKind::pinned, ps.stream());
+    } catch (const Error&) {
+      upload.reset();
+    }
+  }
   for (int c = 0; c < ps.column_count(); ++c) {
     const PropertySpec& s = ps.column(c).spec;
     const std::string name = c == 0 ? "/positions" : "/properties/" + s.name;
@@ -754,9 +776,20 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
       };
       // read_parallel: the rows land in the host mirror (directly, or unstaged from buf),
       // then on the host backend the same rows go to the second mirror.
-      auto unstage_both = [&](int64_t b0, int64_t count, unsigned char* buf) {
+      const PropertyBuffer& col = ps.column(c);
+      const size_t pitch = col.row_bytes(ps.capacity());
+      const bool fused =
+          upload && static_cast<size_t>(std::min(block, n)) * rb <= upload->max_bytes();
+      auto unstage_both = [&](int64_t b0, int64_t count, unsigned char* buf, int thread) {
         if (!direct) write_rows_host(ps, c, b0, count, buf);
-        if (!ps.cuda()) copy_rows_to_device_mirror(ps, c, b0, count);
+        if (!ps.cuda()) {
+          copy_rows_to_device_mirror(ps, c, b0, count);
+        } else if (fused) {
+          const size_t at_row = static_cast<size_t>(b0) * s.elem_size;
+          upload->upload(thread, static_cast<const char*>(col.host) + at_row, pitch,
+                         static_cast<char*>(col.dev) + at_row, pitch,
+                         static_cast<size_t>(count) * s.elem_size, static_cast<size_t>(s.ncomp));
+        }
       };
       const int64_t at = raw.rows_at(dset, d, mem_type(s.dtype), first + n, rb);
       if (at >= 0) {
@@ -773,7 +806,7 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
         if (!ok)
           fail(PVEC_ERROR_IO, "'", path, "': cannot read dataset ", name, ": ",
                err.load() != 0 ? std::strerror(err.load()) : "failed");
-        dev_filled[c] = !ps.cuda();
+        dev_filled[c] = !ps.cuda() || fused;
         return;
       }
       const bool ok = move_rows(dset, false, mem_type(s.dtype), dxpl, d, first, n, block, rb, false,
@@ -781,6 +814,8 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
       if (!ok) fail_h5(path, "cannot read dataset ", name, " (truncated or corrupted file?)");
     });
   }
+  // The map below changes host rows: every copy from them must have arrived first.
+  if (upload) comm.agree("restart: finishing the copies to the device", [&] { upload->finish(); });
   ps.set_sizes(n, 0);  // every row [0, n) of every host column holds the file's values
   file.reset();
   v->map(0);  // host mirrors: particles to their owners

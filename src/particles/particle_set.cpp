@@ -37,6 +37,7 @@ ParticleSet::ParticleSet(std::vector<PropertySpec> columns, bool cuda, MemKind h
 }
 
 ParticleSet::~ParticleSet() {
+  staging_.release();  // waits for copies still in flight through the lanes (a failed restart)
   if (cuda_) {
     try {
       sync_stream();

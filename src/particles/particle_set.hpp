@@ -109,6 +109,8 @@ class ParticleSet {
   ScratchBuffer& host_scratch(int slot) { return host_scratch_[slot]; }
   ScratchBuffer& device_scratch(int slot) { return device_scratch_[slot]; }
   static constexpr int kScratchSlots = 4;
+  // The page-locked blocks and streams of staged copies (particles/staged_transfer.hpp).
+  StagingLanes& staging_lanes() { return staging_; }
 
  private:
   // Keeps [0, live) of every column (live = -1: n_total()); all or nothing.

@@ -141,6 +141,62 @@ std::vector<StagingLanes::Lane>& StagingLanes::ensure(int count, size_t block, i
   return lanes_;
 }
 
+LaneUpload::LaneUpload(StagingLanes& lanes, int threads, int device, bool pinned_host, void* stream)
+    : next_(static_cast<size_t>(std::max(threads, 1)), 0),
+      threads_(std::max(threads, 1)),
+      device_(device),
+      pinned_host_(pinned_host),
+      stream_(stream) {
+  stream_drain(stream_);  // what the vector's stream had ordered comes first
+  if (pinned_host_) return;
+  try {
+    lanes_ = lanes.ensure(threads_, kBlock, device).data();
+  } catch (...) {
+    lanes.release();
+    throw;
+  }
+  block_ = lanes.block();
+}
+
+size_t LaneUpload::max_bytes() const { return pinned_host_ ? SIZE_MAX : block_; }
+
+void LaneUpload::upload(int r, const char* host, size_t hpitch, char* dev, size_t dpitch,
+                        size_t width, size_t height) {
+  if (width == 0 || height == 0) return;
+  if (r < 0 || r >= threads_ || width * height > max_bytes())
+    fail(PVEC_ERROR_INTERNAL, "LaneUpload: thread ", r, " of ", threads_, ", ", width * height,
+         " bytes for blocks of ", max_bytes());
+  DeviceScope scope(device_);  // the runtime's current device is per thread
+  if (pinned_host_) {
+    copy_2d(dev, dpitch, host, hpitch, width, height, true, stream_);
+    return;
+  }
+  StagingLanes::Lane& lane = lanes_[r];
+  const int k = next_[static_cast<size_t>(r)];
+  next_[static_cast<size_t>(r)] = 1 - k;
+  if (lane.slot[k] == nullptr) {  // no page-locked block: the runtime stages, synchronously
+    copy_2d(dev, dpitch, host, hpitch, width, height, true, lane.stream[k]);
+    stream_synchronize(lane.stream[k]);
+    return;
+  }
+  stream_synchronize(lane.stream[k]);  // slot k's previous block has left
+  for (size_t row = 0; row < height; ++row)
+    std::memcpy(lane.slot[k] + row * width, host + row * hpitch, width);
+  copy_2d(dev, dpitch, lane.slot[k], width, width, height, true, lane.stream[k]);
+}
+
+void LaneUpload::finish() {
+  DeviceScope scope(device_);
+  if (pinned_host_) {
+    stream_synchronize(stream_);
+    return;
+  }
+  for (int r = 0; r < threads_; ++r)
+    for (int k = 0; k < 2; ++k) stream_synchronize(lanes_[r].stream[k]);
+}
+
+bool staged_transfer_allowed() { return mode() != 0; }
+
 bool staged_transfer_wanted(size_t bytes) {
   const int m = mode();
   if (m >= 0) return m == 1;

@@ -55,6 +55,43 @@ class StagingLanes {
   int device_ = -1;
 };
 
+// Host-to-device copies handed over block by block from several host threads at once, each
+// thread through a lane of its own: a restart uploads each block of rows right after reading
+// it, while the rows are still in cache and the other threads' reads go on
+// (io/checkpoint.cpp). Pageable host memory goes through the lane's two page-locked blocks
+// and streams (the block's rows are packed into one, which goes to the engine while the next
+// block is read); page-locked host memory goes to the engine directly, on the vector's
+// stream. Thread r may only call upload(r, ...); different r may call at once.
+class LaneUpload {
+ public:
+  // For `threads` threads (ranges 0 .. threads - 1) copying to device `device`. pinned_host:
+  // the host rows are page-locked (copied on `stream` without staging); else `threads` lanes
+  // of `lanes` are made or reused. Throws Error(PVEC_ERROR_CUDA) or an allocation error.
+  LaneUpload(StagingLanes& lanes, int threads, int device, bool pinned_host, void* stream);
+  // The most bytes one upload may carry (width x height).
+  size_t max_bytes() const;
+  // Thread r: `height` rows of `width` bytes from host (rows `hpitch` apart) to dev (rows
+  // `dpitch` apart), width x height <= max_bytes(). Returns once the host rows may change
+  // again (pageable: they were packed; page-locked: not before finish()). Throws
+  // Error(PVEC_ERROR_CUDA).
+  void upload(int r, const char* host, size_t hpitch, char* dev, size_t dpitch, size_t width,
+              size_t height);
+  // Waits until every copy has arrived. Throws Error(PVEC_ERROR_CUDA).
+  void finish();
+
+ private:
+  StagingLanes::Lane* lanes_ = nullptr;
+  std::vector<int> next_;  // per thread: the block its next upload packs into
+  int threads_;
+  int device_;
+  bool pinned_host_;
+  void* stream_;
+  size_t block_ = 0;
+};
+
+// Whether pageable copies may go through page-locked blocks (PVEC_STAGED_TRANSFER is not 0).
+bool staged_transfer_allowed();
+
 // Whether a blocking transfer of `bytes` bytes in all takes the staged path.
 bool staged_transfer_wanted(size_t bytes);
 

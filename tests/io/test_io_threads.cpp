@@ -6,7 +6,10 @@
 // others, at one thread and at two, leaves no file, and does not hang the thread pair. A
 // restart's pread on the host threads (BlockPipeline::read_parallel) gives what HDF5's own
 // reads give, and copies of the file in layouts pvec does not write (chunked, deflated, the
-// other byte order), which HDF5 reads, restart to the same vector.
+// other byte order), which HDF5 reads, restart to the same vector. Both mirrors of a restart
+// hold the file's rows on either backend, with pinned and pageable host mirrors, whether the
+// device mirror is filled as each block is read (particles/staged_transfer.hpp, LaneUpload)
+// or after the map.
 #include "backend/host_parallel.hpp"
 #include "dist_util.hpp"
 #include "io/block_pipeline.hpp"
@@ -231,6 +234,65 @@ TEST_CASE("file blocks: the same bytes at 1, 2 and 3 host threads", "[io][thread
   }
   f.require("thread counts");
   DIST_OK(pvec_vector_destroy(v));
+  drop(dir);
+}
+
+TEST_CASE("restart: both mirrors hold the file's rows, the device one filled as blocks are read",
+          "[io][threads]") {
+  if (!have_hdf5()) {
+    WARN("pvec built without parallel HDF5: restarts into both mirrors not tested");
+    return;
+  }
+  int devices = 0;
+  REQUIRE(pvec_cuda_device_count(&devices) == PVEC_SUCCESS);
+  if (devices == 0)
+    WARN("no CUDA device: restarts into the CUDA backend not run (host backend only)");
+  const std::string dir = folder();
+  Props p;
+  pvec_vector_t v = make(&p);
+  const std::string h5 = dir + "/both.h5";
+  DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 1, 0.5, 0, nullptr, nullptr, nullptr, 0));
+  DIST_OK(pvec_vector_destroy(v));
+  pvec_test::Snapshot want;
+  {
+    pvec_test::ScopedEnv off("PVEC_IO_PREAD", "0");  // HDF5's reads, one thread
+    want = restarted(h5);
+  }
+  Failures f;
+  std::vector<pvec_backend> backends{PVEC_BACKEND_HOST};
+  if (devices > 0) backends.push_back(PVEC_BACKEND_CUDA);
+  for (const pvec_backend b : backends)
+    for (const pvec_host_memory m : {PVEC_HOST_PINNED, PVEC_HOST_PAGEABLE})
+      for (const char* staged : {static_cast<const char*>(nullptr), "0", "1"})
+        for (int t : {1, 2, 3})
+          for (int64_t bytes : {200, 0}) {  // blocks of a few rows, and the default ~1 MiB
+            pvec_test::ScopedEnv env("PVEC_STAGED_TRANSFER", staged);
+            force_host_threads(t);
+            force_stage_bytes_for_tests(static_cast<size_t>(bytes));
+            pvec_schema_t sc = nullptr;
+            pvec_vector_desc d = described(h5, &sc);
+            d.backend = b;
+            d.host_memory = m;
+            pvec_vector_t r = nullptr;
+            DIST_OK(pvec_restart(h5.c_str(), &d, sc, 0, &r));
+            pvec_schema_destroy(sc);
+            const pvec_test::Snapshot host = pvec_test::snapshot(r);
+            // The device mirror copied over the host one must change no byte.
+            DIST_OK(pvec_device_to_host(r, nullptr, 0));
+            const pvec_test::Snapshot dev = pvec_test::snapshot(r);
+            DIST_OK(pvec_vector_destroy(r));
+            const std::string what =
+                std::string(b == PVEC_BACKEND_CUDA ? "CUDA" : "host") + " backend, " +
+                (m == PVEC_HOST_PINNED ? "pinned" : "pageable") +
+                ", PVEC_STAGED_TRANSFER=" + (staged ? staged : "unset") + ", " + std::to_string(t) +
+                " threads, blocks of " + std::to_string(bytes) + " bytes: ";
+            if (host.cols != want.cols || host.n_local != want.n_local)
+              f.addf(what, "the host mirror is not what HDF5 read");
+            if (dev.cols != want.cols) f.addf(what, "the device mirror is not what HDF5 read");
+          }
+  force_host_threads(0);
+  force_stage_bytes_for_tests(0);
+  f.require("restart mirrors");
   drop(dir);
 }
 
