@@ -174,6 +174,16 @@ pvec_test::Snapshot restarted(const std::string& path) {
   return snap;
 }
 
+// A checkpoint of make()'s vector at dir/name, written collectively; the vector is gone.
+std::string checkpoint_of_made(const std::string& dir, const std::string& name) {
+  Props p;
+  pvec_vector_t v = make(&p);
+  const std::string h5 = dir + "/" + name;
+  DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 1, 0.5, 0, nullptr, nullptr, nullptr, 0));
+  DIST_OK(pvec_vector_destroy(v));
+  return h5;
+}
+
 bool have_hdf5() {
   int flag = -1;
   REQUIRE(pvec_io_has_hdf5(&flag) == PVEC_SUCCESS);
@@ -248,11 +258,7 @@ TEST_CASE("restart: both mirrors hold the file's rows, the device one filled as 
   if (devices == 0)
     WARN("no CUDA device: restarts into the CUDA backend not run (host backend only)");
   const std::string dir = folder();
-  Props p;
-  pvec_vector_t v = make(&p);
-  const std::string h5 = dir + "/both.h5";
-  DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 1, 0.5, 0, nullptr, nullptr, nullptr, 0));
-  DIST_OK(pvec_vector_destroy(v));
+  const std::string h5 = checkpoint_of_made(dir, "both.h5");
   pvec_test::Snapshot want;
   {
     pvec_test::ScopedEnv off("PVEC_IO_PREAD", "0");  // HDF5's reads, one thread
@@ -304,11 +310,7 @@ TEST_CASE("restart: pread on the host threads gives what HDF5 reads, in every la
   }
 #ifndef PVEC_TEST_NO_HDF5
   const std::string dir = folder();
-  Props p;
-  pvec_vector_t v = make(&p);
-  const std::string h5 = dir + "/own.h5";
-  DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 1, 0.5, 0, nullptr, nullptr, nullptr, 0));
-  DIST_OK(pvec_vector_destroy(v));
+  const std::string h5 = checkpoint_of_made(dir, "own.h5");
   const char* layouts[] = {"chunked", "deflated", "other byte order"};
   if (rank() == 0)
     for (int how = 0; how < 3; ++how)
