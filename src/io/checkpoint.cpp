@@ -775,7 +775,8 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
         write_rows_host(ps, c, b0, count, buf);
       };
       // read_parallel: the rows land in the host mirror (directly, or unstaged from buf),
-      // then on the host backend the same rows go to the second mirror.
+      // then go on from there while in cache: to the second mirror on the host backend, to
+      // the device through the reading thread's lane on the CUDA backend (when fused).
       const PropertyBuffer& col = ps.column(c);
       const size_t pitch = col.row_bytes(ps.capacity());
       const bool fused =
