@@ -1,15 +1,15 @@
 // bench_growth: cost of building a vector of the realistic particle (64 bytes) by appends.
 //
 // For each size n, a fresh vector (created empty) receives n particles either one at a time
-// (pvec_append(v, 1, &first)) or in batches (pvec_append(v, batch, &first)); the loop's wall
-// time divided by n is the time per particle. Capacity doubles on growth, so the time per
-// particle should not depend on n: the benchmark reports max/min of the time per particle over
+// (pvec_vector_append(v, 1, &first)) or in batches (pvec_vector_append(v, batch, &first)); the
+// loop's wall time divided by n is the time per particle. Capacity doubles on growth, so the time
+// per particle should not depend on n: the benchmark reports max/min of the time per particle over
 // the sizes from 1e4 to the largest (target <= 1.5; smaller sizes are listed but excluded,
 // they fit in cache). Backend: --backend auto (default: CUDA when a device exists) | host |
 // cuda; growth reallocates and copies both mirrors, so the device matters.
 //
 // The baseline, measured in the same run: the same batches appended to a vector that
-// pvec_reserve(v, n) sized before the timer (`reserved`: no reallocation in the loop). The
+// pvec_vector_reserve(v, n) sized before the timer (`reserved`: no reallocation in the loop). The
 // difference to `batch` is what growth costs; the report gives batch / reserved per size.
 #include <pvec.h>
 
@@ -42,26 +42,26 @@ Outcome grow(RealisticSchema& rs, int backend, int host_memory, int64_t n, int64
     pvec_vector_desc d = bench::realistic_desc(0, backend, host_memory);
     pvec_vector_t v = nullptr;
     BENCH_PVEC(pvec_vector_create(&d, rs.schema, &v));
-    if (reserve) BENCH_PVEC(pvec_reserve(v, n));
+    if (reserve) BENCH_PVEC(pvec_vector_reserve(v, n));
     uint64_t g0 = 0, g1 = 0;
-    BENCH_PVEC(pvec_generation(v, &g0));
+    BENCH_PVEC(pvec_vector_get_generation(v, &g0));
     int64_t first = 0, expect_first = 0;
     const double t0 = bench::now_seconds();
     if (batch == 1) {
-      for (int64_t i = 0; i < n; ++i) BENCH_PVEC(pvec_append(v, 1, &first));
+      for (int64_t i = 0; i < n; ++i) BENCH_PVEC(pvec_vector_append(v, 1, &first));
       expect_first = n - 1;
     } else {
       for (int64_t done = 0; done < n; done += batch) {
         const int64_t k = std::min(batch, n - done);
-        BENCH_PVEC(pvec_append(v, k, &first));
+        BENCH_PVEC(pvec_vector_append(v, k, &first));
         expect_first = done;
       }
     }
     t.push_back(bench::now_seconds() - t0);
     int64_t size = 0;
-    BENCH_PVEC(pvec_size(v, &size));
-    BENCH_PVEC(pvec_capacity(v, &out.capacity));
-    BENCH_PVEC(pvec_generation(v, &g1));
+    BENCH_PVEC(pvec_vector_get_size(v, &size));
+    BENCH_PVEC(pvec_vector_get_capacity(v, &out.capacity));
+    BENCH_PVEC(pvec_vector_get_generation(v, &g1));
     out.reallocs = g1 - g0;
     if (size != n || first != expect_first)
       bench::die("after appending " + std::to_string(n) + " particles: size " +
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
     pvec_vector_desc d = bench::realistic_desc(0, backend, host_memory);
     pvec_vector_t v = nullptr;
     BENCH_PVEC(pvec_vector_create(&d, rs.schema, &v));
-    BENCH_PVEC(pvec_vector_backend(v, &used));
+    BENCH_PVEC(pvec_vector_get_backend(v, &used));
     BENCH_PVEC(pvec_vector_destroy(v));
   }
   const char* backend_name = used == PVEC_BACKEND_CUDA ? "cuda" : "host";

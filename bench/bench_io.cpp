@@ -1,6 +1,6 @@
-// bench_io: GB/s of pvec_checkpoint_write, pvec_restart and pvec_write_vtk for the realistic
-// 64-byte particle, each against plain MPI-IO of the same bytes to the same directory in the
-// same run (every rank its bytes at the exclusive scan of the byte counts, timed both with
+// bench_io: GB/s of pvec_checkpoint_write, pvec_checkpoint_restart and pvec_vtk_write for the
+// realistic 64-byte particle, each against plain MPI-IO of the same bytes to the same directory in
+// the same run (every rank its bytes at the exclusive scan of the byte counts, timed both with
 // MPI_File_write_at_all / read_at_all and with MPI_File_write_at / read_at; the faster median
 // is the baseline): ratio = pvec GB/s / MPI-IO GB/s. --sizes are global
 // particle counts, spread evenly over the ranks of the run (mpiexec -n 1..4), then distributed
@@ -14,8 +14,8 @@
 //   read      MPI-IO into a buffer the run already touched (the baseline);
 //   read_new  the same into a buffer mapped inside the timed region (mmap: new pages, first
 //             touched by the read), as a restart's fresh vector is.
-// pvec_restart includes its pvec_map and fills both mirrors. restart_h5 rows: the same restart
-// with PVEC_IO_PREAD=0 (HDF5's reads from the calling thread, the block pipeline's second
+// pvec_checkpoint_restart includes its pvec_map and fills both mirrors. restart_h5 rows: the same
+// restart with PVEC_IO_PREAD=0 (HDF5's reads from the calling thread, the block pipeline's second
 // thread unstaging, instead of pread on every host thread), in the same repetitions, the two
 // taking turns at going first. --backend host (the default): the
 // device mirror is a second host allocation, twice the new memory of read_new; --backend cuda:
@@ -124,8 +124,8 @@ void remove_path(const fs::path& p) {
 // Fills the local particles: uniform positions in the unit box, rho = global index mod 1000.
 double fill(pvec_vector_t v, const RealisticSchema& rs, int64_t first) {
   int64_t n = 0, cap = 0;
-  BENCH_PVEC(pvec_size(v, &n));
-  BENCH_PVEC(pvec_capacity(v, &cap));
+  BENCH_PVEC(pvec_vector_get_size(v, &n));
+  BENCH_PVEC(pvec_vector_get_capacity(v, &cap));
   std::mt19937_64 rng(12345u + static_cast<unsigned>(rank_));
   std::uniform_real_distribution<float> u(0.0f, 1.0f);
   auto* pos = static_cast<float*>(pvec_host_ptr(v, PVEC_POS));
@@ -149,7 +149,7 @@ double fill(pvec_vector_t v, const RealisticSchema& rs, int64_t first) {
 // Global particle count and sum of rho of v, to check a restart.
 void totals(pvec_vector_t v, const RealisticSchema& rs, int64_t* n_global, double* rho_sum) {
   int64_t n = 0;
-  BENCH_PVEC(pvec_size(v, &n));
+  BENCH_PVEC(pvec_vector_get_size(v, &n));
   const auto* rho = static_cast<const float*>(pvec_host_ptr(v, rs.rho));
   double s = 0;
   for (int64_t i = 0; i < n; ++i) s += rho[i];
@@ -180,7 +180,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   const std::string usage =
-      "bench_io: pvec_checkpoint_write, pvec_restart and pvec_write_vtk against plain MPI-IO\n"
+      "bench_io: pvec_checkpoint_write, pvec_checkpoint_restart and pvec_vtk_write against plain "
+      "MPI-IO\n"
       "of the same bytes (ratio = pvec GB/s / MPI-IO GB/s). Run under mpiexec for several\n"
       "ranks.\n"
       "  --quick        tiny sizes, for CI\n"
@@ -204,7 +205,7 @@ int main(int argc, char** argv) {
   if (reps < 1) die("--reps must be >= 1");
 
   int has_hdf5 = 0;
-  BENCH_PVEC(pvec_io_has_hdf5(&has_hdf5));
+  BENCH_PVEC(pvec_has_hdf5(&has_hdf5));
 
   // A fresh folder under --dir, named by rank 0.
   char dir_buf[4096] = {0};
@@ -263,14 +264,14 @@ int main(int argc, char** argv) {
     pvec_vector_t v = nullptr;
     BENCH_PVEC(pvec_vector_create(&d, rs.schema, &v));
     int64_t n_local = 0;
-    BENCH_PVEC(pvec_size(v, &n_local));
+    BENCH_PVEC(pvec_vector_get_size(v, &n_local));
     int64_t first = 0;
     MPI_Exscan(&n_local, &first, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     if (rank_ == 0) first = 0;
     const double rho_sum = fill(v, rs, first);
     // Particles on the ranks that own them, as in a simulation between steps.
     BENCH_PVEC(pvec_map(v, 0, nullptr));
-    BENCH_PVEC(pvec_size(v, &n_local));
+    BENCH_PVEC(pvec_vector_get_size(v, &n_local));
     if (cuda) BENCH_PVEC(pvec_host_to_device(v, nullptr, 0));
     MpiIo mpiio(n_local);
     const double bytes = 64.0 * static_cast<double>(n);
@@ -294,7 +295,7 @@ int main(int argc, char** argv) {
           if (h5) setenv("PVEC_IO_PREAD", "0", 1);
           pvec_vector_t back = nullptr;
           (h5 ? t_rst_h5 : t_rst).push_back(timed([&] {
-            BENCH_PVEC(pvec_restart(ck.c_str(), &d, rs.schema, 0, &back));
+            BENCH_PVEC(pvec_checkpoint_restart(ck.c_str(), &d, rs.schema, 0, &back));
           }));
           unsetenv("PVEC_IO_PREAD");
           int64_t n_back = 0;
@@ -325,7 +326,7 @@ int main(int argc, char** argv) {
       MPI_Barrier(MPI_COMM_WORLD);
       const std::string prefix = (vtk_dir / "particles").string();
       t_vtk.push_back(
-          timed([&] { BENCH_PVEC(pvec_write_vtk(v, prefix.c_str(), r, 0.1 * r, where)); }));
+          timed([&] { BENCH_PVEC(pvec_vtk_write(v, prefix.c_str(), r, 0.1 * r, where)); }));
       remove_path(vtk_dir);
     }
     BENCH_PVEC(pvec_vector_destroy(v));

@@ -240,7 +240,7 @@ pvec_vector_t make_cube(int64_t n, bool periodic, double* edge_out, double cutof
   pvec_schema_destroy(s);
   *edge_out = edge;
   pvec_layout L = PVEC_LAYOUT_INIT;
-  BENCH_PVEC(pvec_layout_get(v, PVEC_POS, &L));
+  BENCH_PVEC(pvec_vector_get_layout(v, PVEC_POS, &L));
   launch(n, FillUniform<double>{static_cast<double*>(L.device_ptr), L.capacity, n, edge, 12345});
   return v;
 }
@@ -254,18 +254,18 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
   const unsigned dev = PVEC_ON_DEVICE;
   double* force = static_cast<double*>(dev_alloc(sizeof(double) * 3 * n));
   for (int sorted = 0; sorted < 2; ++sorted) {
-    if (sorted) BENCH_PVEC(pvec_sort(v, cutoff, dev, nullptr));
+    if (sorted) BENCH_PVEC(pvec_vector_sort(v, cutoff, dev, nullptr));
     if (periodic) BENCH_PVEC(pvec_ghost_get(v, PVEC_NO_PROPS, 0, dev));
     const char* order = sorted ? "sorted" : "random";
     int64_t n_ghost = 0;
-    BENCH_PVEC(pvec_ghost_size(v, &n_ghost));
+    BENCH_PVEC(pvec_vector_get_ghost_size(v, &n_ghost));
 
     // Cell list of the local rows (Cabana's LinkedCellList), span 1.
     pvec_cell_list_t cl = nullptr;
     BENCH_PVEC(pvec_cell_list_create(v, cutoff, 1, dev, &cl));
     const double t_cl = timed(reps, [&] { BENCH_PVEC(pvec_cell_list_build(cl)); });
     pvec_cell_list_info ci = PVEC_CELL_LIST_INFO_INIT;
-    BENCH_PVEC(pvec_cell_list_get(cl, &ci));
+    BENCH_PVEC(pvec_cell_list_get_info(cl, &ci));
     // Byte model: positions read once, one index written per row, two offsets per cell.
     const double model = 24.0 * n + 4.0 * n + 8.0 * (ci.ncells + 1);
     const double roof = model / (bw * 1e9) / t_cl;
@@ -299,7 +299,7 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
       BENCH_PVEC(pvec_verlet_create(v, cutoff, 0.0, span, dev, &l));
       const double t = timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(l)); });
       pvec_verlet_info vi = PVEC_VERLET_INFO_INIT;
-      BENCH_PVEC(pvec_verlet_get(l, &vi));
+      BENCH_PVEC(pvec_verlet_get_info(l, &vi));
       report(span == 1 ? "verlet_full" : "verlet_full_span2", order, n, t * 1e3,
              note("box %s, %.1f neighbours/particle, %lld ghosts", box,
                   static_cast<double>(vi.n_pairs) / n, static_cast<long long>(n_ghost)),
@@ -329,7 +329,7 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
     BENCH_PVEC(pvec_verlet_create(v, cutoff, 0.0, 1, dev | PVEC_VERLET_HALF, &half));
     const double t_half = timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(half)); });
     pvec_verlet_info hi = PVEC_VERLET_INFO_INIT;
-    BENCH_PVEC(pvec_verlet_get(half, &hi));
+    BENCH_PVEC(pvec_verlet_get_info(half, &hi));
     report("verlet_half", order, n, t_half * 1e3,
            note("box %s, %.1f pairs/particle", box, static_cast<double>(hi.n_pairs) / n),
            Json("neighbors").str("box", box).num("pairs", static_cast<double>(hi.n_pairs)));
@@ -353,9 +353,9 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
 
     // The user's force kernel over pvec's full list, and over the hand-built list.
     pvec_verlet_info vi = PVEC_VERLET_INFO_INIT;
-    BENCH_PVEC(pvec_verlet_get(full, &vi));
+    BENCH_PVEC(pvec_verlet_get_info(full, &vi));
     pvec_layout L = PVEC_LAYOUT_INIT;
-    BENCH_PVEC(pvec_layout_get(v, PVEC_POS, &L));
+    BENCH_PVEC(pvec_vector_get_layout(v, PVEC_POS, &L));
     const double* pos = static_cast<const double*>(L.device_ptr);
     pvec::verlet_view lv{vi.n, vi.offsets, vi.neighbors, 0};
     const double t_f = timed(reps, [&] { launch(n, LjForce{pos, L.capacity, lv, 9.0, force}); });
@@ -473,7 +473,7 @@ void sort_suite(int64_t n, int reps, double bw) {
     const unsigned fl = PVEC_ON_DEVICE | (morton ? static_cast<unsigned>(PVEC_SORT_MORTON) : 0u);
     auto pos_of = [&] {
       pvec_layout L = PVEC_LAYOUT_INIT;
-      BENCH_PVEC(pvec_layout_get(v, PVEC_POS, &L));
+      BENCH_PVEC(pvec_vector_get_layout(v, PVEC_POS, &L));
       return L;
     };
     std::vector<double> t_rand, t_step, t_radix;
@@ -483,13 +483,13 @@ void sort_suite(int64_t n, int reps, double bw) {
                                    static_cast<uint64_t>(100 + r)});
       double t0 = now_seconds();
       int moved = 0;
-      BENCH_PVEC(pvec_sort(v, width, fl, &moved));
+      BENCH_PVEC(pvec_vector_sort(v, width, fl, &moved));
       if (r > 0) t_rand.push_back(now_seconds() - t0);
       L = pos_of();
       launch(n, Jiggle<float>{static_cast<float*>(L.device_ptr), L.capacity, 0.05 * width, edge,
                               static_cast<uint64_t>(200 + r)});
       t0 = now_seconds();
-      BENCH_PVEC(pvec_sort(v, width, fl, &moved));
+      BENCH_PVEC(pvec_vector_sort(v, width, fl, &moved));
       if (r > 0) t_step.push_back(now_seconds() - t0);
       if (g_device) {  // the same step sorted by CUB's passes over the whole key
         L = pos_of();
@@ -497,7 +497,7 @@ void sort_suite(int64_t n, int reps, double bw) {
                                 static_cast<uint64_t>(300 + r)});
         t0 = now_seconds();
         with_env("PVEC_BUCKET_SORT", "radix", [&] {
-          BENCH_PVEC(pvec_sort(v, width, fl, &moved));
+          BENCH_PVEC(pvec_vector_sort(v, width, fl, &moved));
           return 0;
         });
         if (r > 0) t_radix.push_back(now_seconds() - t0);
@@ -545,7 +545,7 @@ int main(int argc, char** argv) {
     pvec_vector_t v = nullptr;
     BENCH_PVEC(pvec_vector_create(&d, s, &v));
     pvec_backend b = PVEC_BACKEND_HOST;
-    BENCH_PVEC(pvec_vector_backend(v, &b));
+    BENCH_PVEC(pvec_vector_get_backend(v, &b));
     g_device = b == PVEC_BACKEND_CUDA;
     pvec_vector_destroy(v);
     pvec_schema_destroy(s);

@@ -77,10 +77,10 @@ float tag(int64_t i, int prop, int64_t c) {
 int64_t touch_samples(pvec_vector_t v, const std::vector<int64_t>& idx, int mode) {
   int64_t bad = 0;
   int nprops = 0;
-  BENCH_PVEC(pvec_prop_count(v, &nprops));
+  BENCH_PVEC(pvec_vector_get_prop_count(v, &nprops));
   for (int p = PVEC_POS; p < nprops; ++p) {
     pvec_layout l = PVEC_LAYOUT_INIT;
-    BENCH_PVEC(pvec_layout_get(v, p, &l));
+    BENCH_PVEC(pvec_vector_get_layout(v, p, &l));
     float* h = static_cast<float*>(l.host_ptr);
     for (int64_t c = 0; c < l.ncomp; ++c)
       for (int64_t i : idx) {
@@ -100,8 +100,8 @@ Times run_pvec(RealisticSchema& rs, int64_t n, int host_memory, double slack, in
   pvec_vector_desc d = bench::realistic_desc(0, PVEC_BACKEND_CUDA, host_memory);
   pvec_vector_t v = nullptr;
   BENCH_PVEC(pvec_vector_create(&d, rs.schema, &v));
-  BENCH_PVEC(pvec_reserve(v, n + static_cast<int64_t>(slack * static_cast<double>(n))));
-  BENCH_PVEC(pvec_resize(v, n));
+  BENCH_PVEC(pvec_vector_reserve(v, n + static_cast<int64_t>(slack * static_cast<double>(n))));
+  BENCH_PVEC(pvec_vector_resize(v, n));
   const std::vector<int64_t> idx = samples(n);
   touch_samples(v, idx, 0);
   Times t;

@@ -11,7 +11,7 @@
 //   ghost_get  all properties with positions, a new plan each call.
 //   ghost_reuse  the same with PVEC_GHOST_REUSE_PLAN (values only travel).
 // Each timed call is bracketed by barriers; a rep's time is the slowest rank's. Reported per
-// operation: median time, particles/s, pvec_last_op_stats' compute and exchange parts
+// operation: median time, particles/s, pvec_vector_get_op_stats' compute and exchange parts
 // (medians of the slowest rank), model bytes and their fraction of the copy roofline (copy
 // bandwidth of the same memory measured in this run with all ranks copying at once), and the
 // allocation counts of pvec_memory_stats across the timed reps (must be 0: PASS/FAIL).
@@ -128,7 +128,7 @@ struct Config {
   double ghost_frac = 0.10;
   double roof_bw = 0;   // bytes/s, aggregate
   bool sorted = false;  // --order sorted: particles ordered by cell (placement.hpp)
-  bool halo = false;    // --order halo: sorted, then pvec_sort halo-first before the ghosts
+  bool halo = false;    // --order halo: sorted, then pvec_vector_sort halo-first before the ghosts
   bool alloc_ok = true;
   int P = 1, me = 0;
 };
@@ -155,13 +155,13 @@ struct OpResult {
 pvec_memory_stats mem_stats() {
   pvec_memory_stats m{};
   m.struct_size = sizeof m;
-  BENCH_PVEC(pvec_memory_stats_get(&m));
+  BENCH_PVEC(pvec_memory_get_stats(&m));
   return m;
 }
 
 int64_t cap_now(pvec_vector_t v) {
   int64_t c = 0;
-  BENCH_PVEC(pvec_capacity(v, &c));
+  BENCH_PVEC(pvec_vector_get_capacity(v, &c));
   return c;
 }
 
@@ -186,7 +186,7 @@ OpResult repeat(pvec_vector_t v, const Config& cfg, Before&& before, Call&& call
     const double dt = now_seconds() - t0;
     pvec_op_stats s{};
     s.struct_size = sizeof s;
-    BENCH_PVEC(pvec_last_op_stats(v, &s));
+    BENCH_PVEC(pvec_vector_get_op_stats(v, &s));
     if (r < cfg.warmup) continue;
     t.push_back(max_all(dt));
     tc.push_back(max_all(s.compute_seconds));
@@ -264,7 +264,7 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
   {
     pvec_vector_t probe = nullptr;
     BENCH_PVEC(pvec_vector_create(&d, rs.schema, &probe));
-    BENCH_PVEC(pvec_subdomain(probe, lo, hi));
+    BENCH_PVEC(pvec_vector_get_subdomain(probe, lo, hi));
     BENCH_PVEC(pvec_vector_destroy(probe));
   }
   for (int k = 0; k < 3; ++k) L[k] = hi[k] - lo[k];
@@ -273,7 +273,7 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
   pvec_vector_t v = nullptr;
   BENCH_PVEC(pvec_vector_create(&d, rs.schema, &v));
   pvec_backend used = PVEC_BACKEND_HOST;
-  BENCH_PVEC(pvec_vector_backend(v, &used));
+  BENCH_PVEC(pvec_vector_get_backend(v, &used));
   const bool cuda_side = cfg.on_device && used == PVEC_BACKEND_CUDA;
   if (!side || (std::string(side->name()) == "cuda") != cuda_side) {
 #if defined(BENCH_HAVE_CUDA_SIDE)
@@ -283,7 +283,7 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
     if (!side) die("CUDA backend without the CUDA side of the benchmark");
   }
   int64_t cap = 0;
-  BENCH_PVEC(pvec_capacity(v, &cap));
+  BENCH_PVEC(pvec_vector_get_capacity(v, &cap));
   // Sorted order: cells no narrower than the ghost width, as a cell list for that cut-off.
   Placement order;
   order.sorted = cfg.sorted || cfg.halo;
@@ -305,7 +305,7 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
     const OpResult r = repeat(
         v, cfg,
         [&] {
-          BENCH_PVEC(pvec_size(v, &n_before));
+          BENCH_PVEC(pvec_vector_get_size(v, &n_before));
           const int64_t m = std::llround(f * static_cast<double>(n_before));
           side->shift(pos_of(v, cfg.on_device) + sd * cap_now(v), m, dx);
         },
@@ -313,7 +313,7 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
           BENCH_PVEC(pvec_map(v, cfg.flags, nullptr));
           pvec_op_stats s{};
           s.struct_size = sizeof s;
-          BENCH_PVEC(pvec_last_op_stats(v, &s));
+          BENCH_PVEC(pvec_vector_get_op_stats(v, &s));
           // Arrivals fill the movers' rows; only when fewer arrive than leave must stayers
           // move, those beyond the new end: with the movers the first indices, min(n - sent,
           // sent - received) of them.
@@ -326,7 +326,7 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
     report("map", n, f, n_global, r, cfg, table);
   }
   int64_t n_local = 0;
-  BENCH_PVEC(pvec_size(v, &n_local));
+  BENCH_PVEC(pvec_vector_get_size(v, &n_local));
   if (static_cast<int64_t>(sum_all(static_cast<double>(n_local))) != n_global)
     die("map did not conserve the global particle count");
 
@@ -335,11 +335,11 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
     // the subdomain's faces first) after the map rounds, as a code would sort before its
     // ghost exchanges.
     if (cfg.halo)
-      BENCH_PVEC(pvec_sort(v, d.ghost_width, cfg.flags | PVEC_SORT_HALO_FIRST, nullptr));
+      BENCH_PVEC(pvec_vector_sort(v, d.ghost_width, cfg.flags | PVEC_SORT_HALO_FIRST, nullptr));
     const auto ghost_bytes = [&](bool label) {
       pvec_op_stats s{};
       s.struct_size = sizeof s;
-      BENCH_PVEC(pvec_last_op_stats(v, &s));
+      BENCH_PVEC(pvec_vector_get_op_stats(v, &s));
       // A ghost for another rank is packed (read + write) and unpacked there (read + write);
       // an own periodic image is copied once, from its source into its ghost row.
       return (label ? static_cast<double>(n_local) * kPos : 0.0) +
@@ -371,14 +371,14 @@ void run_size(int64_t n, const std::vector<double>& fracs, bool do_ghost, Config
           BENCH_PVEC(pvec_ghost_put(v, nullptr, 0, PVEC_REDUCE_ADD, cfg.flags));
           pvec_op_stats s{};
           s.struct_size = sizeof s;
-          BENCH_PVEC(pvec_last_op_stats(v, &s));
+          BENCH_PVEC(pvec_vector_get_op_stats(v, &s));
           const double self = static_cast<double>(s.particles_self);
           return kProps * (2 * (static_cast<double>(s.particles_sent) - self) +
                            3 * (static_cast<double>(s.particles_received) - self) + 3 * self);
         });
     report("ghost_put", n, -1, n_global, gp, cfg, table);
     int64_t n_ghost = 0;
-    BENCH_PVEC(pvec_ghost_size(v, &n_ghost));
+    BENCH_PVEC(pvec_vector_get_ghost_size(v, &n_ghost));
     const double ghost_share =
         sum_all(static_cast<double>(n_ghost)) / static_cast<double>(n_global);
     if (cfg.me == 0)
@@ -411,7 +411,7 @@ int run_map_ghost(int argc, char** argv, bool on_device) {
       "  --order random|sorted|halo  particle order in memory: random (default; ghosts\n"
       "                     and movers are scattered over the arrays), sorted by cell, as\n"
       "                     codes with cell lists keep them, or halo: sorted, and before\n"
-      "                     the ghost rows pvec_sort(PVEC_SORT_HALO_FIRST) by cells of the\n"
+      "                     the ghost rows pvec_vector_sort(PVEC_SORT_HALO_FIRST) by cells of the\n"
       "                     ghost width (the cells at the subdomain's faces first)\n"
       "  --reps N           timed repetitions (default 10)\n"
       "  --warmup N         untimed repetitions first (default 2)\n"
@@ -468,7 +468,7 @@ int run_map_ghost(int argc, char** argv, bool on_device) {
     pvec_vector_t v = nullptr;
     BENCH_PVEC(pvec_vector_create(&d, rs.schema, &v));
     pvec_backend used = PVEC_BACKEND_HOST;
-    BENCH_PVEC(pvec_vector_backend(v, &used));
+    BENCH_PVEC(pvec_vector_get_backend(v, &used));
 #if defined(BENCH_HAVE_CUDA_SIDE)
     if (on_device && used == PVEC_BACKEND_CUDA) side = make_cuda_side(pvec_device_ptr(v, PVEC_POS));
 #endif

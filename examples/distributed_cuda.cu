@@ -61,10 +61,10 @@ int main(int argc, char** argv) {
   CHECK(pvec_schema_destroy(schema));
 
   int rank, size;
-  CHECK(pvec_comm_rank(vec, &rank));
-  CHECK(pvec_comm_size(vec, &size));
+  CHECK(pvec_vector_get_rank(vec, &rank));
+  CHECK(pvec_vector_get_nranks(vec, &size));
   pvec_backend backend;
-  CHECK(pvec_vector_backend(vec, &backend));
+  CHECK(pvec_vector_get_backend(vec, &backend));
   const bool gpu = backend == PVEC_BACKEND_CUDA;
   if (rank == 0)
     std::printf("%d rank(s), %" PRId64 " particles, %s\n", size, n_global,
@@ -72,8 +72,8 @@ int main(int argc, char** argv) {
 
   // Initial state on the host: ids continue across ranks, positions and velocities random.
   int64_t n, cap, first_id = 0, local = 0;
-  CHECK(pvec_size(vec, &n));
-  CHECK(pvec_capacity(vec, &cap));
+  CHECK(pvec_vector_get_size(vec, &n));
+  CHECK(pvec_vector_get_capacity(vec, &cap));
   local = n;
   MPI_Exscan(&local, &first_id, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) first_id = 0;
@@ -99,8 +99,8 @@ int main(int argc, char** argv) {
   bool constant = true;
   for (int step = 0; step <= steps; ++step) {
     if (step > 0) {
-      CHECK(pvec_size(vec, &n));
-      CHECK(pvec_capacity(vec, &cap));
+      CHECK(pvec_vector_get_size(vec, &n));
+      CHECK(pvec_vector_get_capacity(vec, &cap));
       if (gpu) {
         double* dpos = static_cast<double*>(pvec_device_ptr(vec, PVEC_POS));
         const double* dvel = static_cast<const double*>(pvec_device_ptr(vec, p_vel));
@@ -119,8 +119,8 @@ int main(int argc, char** argv) {
     // Checksums from the live data (copied back from the GPU when it holds them).
     if (gpu) CHECK(pvec_device_to_host(vec, nullptr, 0));
     int64_t ghosts;
-    CHECK(pvec_size(vec, &n));
-    CHECK(pvec_ghost_size(vec, &ghosts));
+    CHECK(pvec_vector_get_size(vec, &n));
+    CHECK(pvec_vector_get_ghost_size(vec, &ghosts));
     id = static_cast<int64_t*>(pvec_host_ptr(vec, p_id));
     mass = static_cast<double*>(pvec_host_ptr(vec, p_mass));
     int64_t sums[2] = {n, 0};

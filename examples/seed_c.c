@@ -81,8 +81,8 @@ int main(int argc, char* argv[]) {
   CHECK(pvec_vector_create(&desc, schema, &vd));
   CHECK(pvec_schema_destroy(schema)); /* the vector keeps its own copy */
 
-  CHECK(pvec_size(vd, &n_local));
-  CHECK(pvec_capacity(vd, &capacity));
+  CHECK(pvec_vector_get_size(vd, &n_local));
+  CHECK(pvec_vector_get_capacity(vd, &capacity));
   pos = host_prop(vd, PVEC_POS);
   scalar = host_prop(vd, SCALAR);
   vector = host_prop(vd, VECTOR);
@@ -107,8 +107,8 @@ int main(int argc, char* argv[]) {
   CHECK(pvec_map(vd, 0, NULL));
 
   /* map may reorder and reallocate: every pointer is fetched again. */
-  CHECK(pvec_size(vd, &n_local));
-  CHECK(pvec_capacity(vd, &capacity));
+  CHECK(pvec_vector_get_size(vd, &n_local));
+  CHECK(pvec_vector_get_capacity(vd, &capacity));
   scalar = host_prop(vd, SCALAR);
   vector = host_prop(vd, VECTOR);
   tensor = host_prop(vd, TENSOR);
@@ -154,7 +154,7 @@ int main(int argc, char* argv[]) {
    * what pvec's layout reports: capacity elements. */
   stride = (int64_t)((char*)&vector[1 * capacity] - (char*)&vector[0]);
   layout.struct_size = sizeof layout;
-  CHECK(pvec_layout_get(vd, VECTOR, &layout));
+  CHECK(pvec_vector_get_layout(vd, VECTOR, &layout));
   printf("component stride: 0x%llx bytes (capacity %lld x %zu bytes)\n", (unsigned long long)stride,
          (long long)capacity, layout.elem_size);
   if (stride != layout.stride_bytes || stride != capacity * (int64_t)sizeof(float)) {

@@ -205,7 +205,8 @@ Columns layouts(const Model& m) {
   Columns c;
   for (int k = 0; k <= m.columns(); ++k) {
     c.l[k] = PVEC_LAYOUT_INIT;
-    expect(pvec_layout_get(m.h, k == 0 ? PVEC_POS : k - 1, &c.l[k]), PVEC_SUCCESS, "layout_get");
+    expect(pvec_vector_get_layout(m.h, k == 0 ? PVEC_POS : k - 1, &c.l[k]), PVEC_SUCCESS,
+           "layout_get");
   }
   return c;
 }
@@ -214,7 +215,7 @@ Columns layouts(const Model& m) {
 // the model's count: take the library's, which must not be below it.
 void adopt_generation(Model& m, const char* what) {
   uint64_t gen = 0;
-  expect(pvec_generation(m.h, &gen), PVEC_SUCCESS, "generation");
+  expect(pvec_vector_get_generation(m.h, &gen), PVEC_SUCCESS, "generation");
   if (gen < m.gen)
     die("%s: generation %llu, expected at least %llu", what, (unsigned long long)gen,
         (unsigned long long)m.gen);
@@ -224,10 +225,10 @@ void adopt_generation(Model& m, const char* what) {
 void verify(const Model& m, const char* after) {
   int64_t n = -1, ng = -1, cap = -1;
   uint64_t gen = 0;
-  expect(pvec_size(m.h, &n), PVEC_SUCCESS, "size");
-  expect(pvec_ghost_size(m.h, &ng), PVEC_SUCCESS, "ghost_size");
-  expect(pvec_capacity(m.h, &cap), PVEC_SUCCESS, "capacity");
-  expect(pvec_generation(m.h, &gen), PVEC_SUCCESS, "generation");
+  expect(pvec_vector_get_size(m.h, &n), PVEC_SUCCESS, "size");
+  expect(pvec_vector_get_ghost_size(m.h, &ng), PVEC_SUCCESS, "ghost_size");
+  expect(pvec_vector_get_capacity(m.h, &cap), PVEC_SUCCESS, "capacity");
+  expect(pvec_vector_get_generation(m.h, &gen), PVEC_SUCCESS, "generation");
   if (n != m.n || ng != m.ng)
     die("after %s: sizes %lld+%lld, model %lld+%lld", after, (long long)n, (long long)ng,
         (long long)m.n, (long long)m.ng);
@@ -395,7 +396,7 @@ void op_create(Model& m, Input& in) {
     m.props.push_back({dt, rank == 0 ? 1 : rank == 1 ? ext[0] : ext[0] * ext[1]});
   }
   int count = -1;
-  expect(pvec_schema_count(s, &count), PVEC_SUCCESS, "schema_count");
+  expect(pvec_schema_get_count(s, &count), PVEC_SUCCESS, "schema_count");
   if (count != m.columns()) die("schema_count %d, expected %d", count, m.columns());
 
   pvec_vector_desc d;
@@ -434,7 +435,7 @@ void op_create(Model& m, Input& in) {
   m.host.assign(m.n, z);
   m.dev.assign(m.n, z);
   pvec_backend backend = PVEC_BACKEND_AUTO;
-  expect(pvec_vector_backend(m.h, &backend), PVEC_SUCCESS, "vector_backend");
+  expect(pvec_vector_get_backend(m.h, &backend), PVEC_SUCCESS, "vector_backend");
   if (backend != PVEC_BACKEND_HOST) die("backend %d, expected HOST", backend);
   verify(m, "create");
 }
@@ -442,7 +443,7 @@ void op_create(Model& m, Input& in) {
 void op_append(Model& m, Input& in) {
   const int64_t k = in.count(std::max<int64_t>(0, kMaxParticles - m.n));
   int64_t first = -1;
-  expect(pvec_append(m.h, k, &first), PVEC_SUCCESS, "append");
+  expect(pvec_vector_append(m.h, k, &first), PVEC_SUCCESS, "append");
   if (first != m.n) die("append: first %lld, expected %lld", (long long)first, (long long)m.n);
   m.drop_ghosts();
   m.forget_plan();
@@ -469,7 +470,8 @@ void op_remove(Model& m, Input& in) {
     taken[i] = 1;
     idx.push_back(i);
   }
-  expect(pvec_remove(m.h, idx.data(), static_cast<int64_t>(idx.size())), PVEC_SUCCESS, "remove");
+  expect(pvec_vector_remove(m.h, idx.data(), static_cast<int64_t>(idx.size())), PVEC_SUCCESS,
+         "remove");
   m.drop_ghosts();
   m.forget_plan();
   if (!idx.empty()) ++m.gen;
@@ -487,7 +489,7 @@ void op_remove(Model& m, Input& in) {
 
 void op_resize(Model& m, Input& in) {
   const int64_t k = in.count(kMaxParticles);
-  expect(pvec_resize(m.h, k), PVEC_SUCCESS, "resize");
+  expect(pvec_vector_resize(m.h, k), PVEC_SUCCESS, "resize");
   m.drop_ghosts();
   m.forget_plan();
   if (round64(k) > m.cap) {
@@ -502,7 +504,7 @@ void op_resize(Model& m, Input& in) {
 
 void op_reserve(Model& m, Input& in) {
   const int64_t k = in.count(2 * kMaxParticles);
-  expect(pvec_reserve(m.h, k), PVEC_SUCCESS, "reserve");
+  expect(pvec_vector_reserve(m.h, k), PVEC_SUCCESS, "reserve");
   m.drop_ghosts();
   m.forget_plan();
   if (round64(k) > m.cap) {
@@ -513,7 +515,7 @@ void op_reserve(Model& m, Input& in) {
 }
 
 void op_shrink(Model& m) {
-  expect(pvec_shrink_to_fit(m.h), PVEC_SUCCESS, "shrink_to_fit");
+  expect(pvec_vector_shrink_to_fit(m.h), PVEC_SUCCESS, "shrink_to_fit");
   m.drop_ghosts();
   m.forget_plan();
   if (round64(m.n) < m.cap) {
@@ -564,7 +566,7 @@ void op_transfer(Model& m, Input& in) {
     s = to_device ? pvec_host_to_device_async(m.h, list, np, nullptr)
                   : pvec_device_to_host_async(m.h, list, np, nullptr);
     expect(s, PVEC_SUCCESS, "transfer async");
-    expect(pvec_synchronize(m.h), PVEC_SUCCESS, "synchronize");
+    expect(pvec_vector_synchronize(m.h), PVEC_SUCCESS, "synchronize");
   } else {
     s = to_device ? pvec_host_to_device(m.h, list, np) : pvec_device_to_host(m.h, list, np);
     expect(s, PVEC_SUCCESS, "transfer");
@@ -653,7 +655,7 @@ void op_map(Model& m, Input& in) {
     die("map removed %lld, expected %lld", (long long)removed, (long long)n_bad);
   // Read the new order of the side's mirror; every survivor exactly once.
   uint64_t gen = 0;
-  expect(pvec_generation(m.h, &gen), PVEC_SUCCESS, "generation");
+  expect(pvec_vector_get_generation(m.h, &gen), PVEC_SUCCESS, "generation");
   if (gen < m.gen) die("map moved the generation backwards");
   m.gen = gen;
   m.drop_ghosts();
@@ -858,7 +860,7 @@ void op_ghost_get(Model& m, Input& in) {
   verify(m, "ghost_get");
 }
 
-// pvec_sort with random flags and cell widths (bad ones included). The model cannot predict
+// pvec_vector_sort with random flags and cell widths (bad ones included). The model cannot predict
 // the permutation (that would be the sort itself), so a sort it expects to succeed is
 // followed by reading the id column of the sorted mirror back: every local row must hold the
 // id of one of the model's local rows on that side, each exactly once; the model then applies
@@ -877,7 +879,7 @@ void op_sort(Model& m, Input& in) {
                            -1.0,     std::nan("")};
   const double w = widths[in.u8() % 7];
   int moved = -1;
-  const pvec_status st = pvec_sort(m.h, w, flags, &moved);
+  const pvec_status st = pvec_vector_sort(m.h, w, flags, &moved);
   trace("  sort side %d flags 0x%x width %g: status %d, moved %d\n", side, flags, w,
         static_cast<int>(st), moved);
   pvec_status want = PVEC_SUCCESS;
@@ -957,7 +959,7 @@ void op_sort(Model& m, Input& in) {
   verify(m, "sort");
   if (want == PVEC_SUCCESS && (m.n < 2 || (known && finite))) {
     int again = -1;
-    expect(pvec_sort(m.h, w, flags, &again), PVEC_SUCCESS, "sort again");
+    expect(pvec_vector_sort(m.h, w, flags, &again), PVEC_SUCCESS, "sort again");
     if (again != 0) die("sort: a second identical sort moved rows");
     verify(m, "second sort");
   }
@@ -1003,34 +1005,34 @@ void op_bad(Model& m, Input& in) {
   const int np = m.columns();
   switch (which) {
     case 0:
-      s = pvec_reserve(m.h, -1 - in.count(1000));
+      s = pvec_vector_reserve(m.h, -1 - in.count(1000));
       break;
     case 1:
-      s = pvec_resize(m.h, INT64_MAX - in.u8());
+      s = pvec_vector_resize(m.h, INT64_MAX - in.u8());
       want = PVEC_ERROR_OVERFLOW;
       break;
     case 2:
       // Known fault: an append that fails in the reallocation drops the ghosts.
       if (kSkipKnown && m.ng > 0) return;
-      s = pvec_append(m.h, INT64_MAX - m.n - in.u8(), &i64);
+      s = pvec_vector_append(m.h, INT64_MAX - m.n - in.u8(), &i64);
       want = PVEC_ERROR_OVERFLOW;
       break;
     case 3: {
       if (m.n == 0) return;
       const int64_t idx[2] = {in.u16() % m.n, 0};
       const int64_t dup[3] = {idx[0], idx[1], idx[0]};
-      s = pvec_remove(m.h, dup, 3);
+      s = pvec_vector_remove(m.h, dup, 3);
       break;
     }
     case 4: {
       const int64_t idx[2] = {0, m.n + in.u8()};
-      s = pvec_remove(m.h, idx, 2);
+      s = pvec_vector_remove(m.h, idx, 2);
       want = PVEC_ERROR_OUT_OF_RANGE;
       break;
     }
     case 5: {
       pvec_layout l = PVEC_LAYOUT_INIT;
-      s = pvec_layout_get(m.h, np + in.u8(), &l);
+      s = pvec_vector_get_layout(m.h, np + in.u8(), &l);
       want = PVEC_ERROR_OUT_OF_RANGE;
       break;
     }
@@ -1070,7 +1072,7 @@ void op_bad(Model& m, Input& in) {
 void check_no_leak() {
   pvec_memory_stats st{};
   st.struct_size = sizeof st;
-  expect(pvec_memory_stats_get(&st), PVEC_SUCCESS, "memory_stats_get");
+  expect(pvec_memory_get_stats(&st), PVEC_SUCCESS, "memory_stats_get");
   if (st.host_bytes != 0 || st.pinned_bytes != 0 || st.device_bytes != 0)
     die("memory not returned after destroying every vector: host %lld pinned %lld device %lld",
         (long long)st.host_bytes, (long long)st.pinned_bytes, (long long)st.device_bytes);

@@ -64,7 +64,7 @@ s+=op(0,12,1,0,1,0)       # ghost_get device, new plan
 s+=op(0,7,1,0,1)          # h2d all: device positions replaced
 s+=op(0,12,1,3,1)         # reuse + skip on device: refused
 seeds['skip_after_transfer']=s
-# 7: pvec_sort (kind 18): halo-first, Morton, both mirrors, on each side, bad widths and flags
+# 7: pvec_vector_sort (kind 18): halo-first, Morton, both mirrors, on each side, bad widths and flags
 s=create(0,[(2,0,1,1),(5,1,3,1)], 0b00111000|0, 0, 2, 100)
 s+=op(0,1,80,1)+op(0,11,0,0,1)         # append, map with labels
 s+=op(0,12,0,0,1,1)                    # ghost_get (a plan the sort must forget)

@@ -29,14 +29,14 @@
  * C is shared by all properties of a vector, is a multiple of 64 elements (so every
  * component row starts 256-byte aligned for 4- and 8-byte types) and is at least 64.
  * Appends grow C geometrically (x2); reserve/resize/create ask for exactly the requested
- * count rounded up to 64. C never shrinks except in pvec_shrink_to_fit.
+ * count rounded up to 64. C never shrinks except in pvec_vector_shrink_to_fit.
  * Local particles are [0, n_local); ghosts follow at [n_local, n_local + n_ghost).
  *
  * Pointer lifetime: a pointer or layout returned by pvec stays valid until the next call
- * on the same vector that may reallocate or reorder: pvec_reserve, pvec_resize,
- * pvec_append, pvec_remove, pvec_shrink_to_fit, pvec_map, pvec_ghost_get and
+ * on the same vector that may reallocate or reorder: pvec_vector_reserve, pvec_vector_resize,
+ * pvec_vector_append, pvec_vector_remove, pvec_vector_shrink_to_fit, pvec_map, pvec_ghost_get and
  * pvec_vector_destroy. Each reallocation increments the vector's generation counter
- * (pvec_layout.generation), so a binding can detect a stale view. pvec_retain keeps a
+ * (pvec_layout.generation), so a binding can detect a stale view. pvec_vector_retain keeps a
  * buffer allocated beyond that point (section 5), for memory handed to other libraries.
  *
  * Mirrors are synchronised only when asked (pvec_host_to_device / pvec_device_to_host).
@@ -168,7 +168,7 @@ PVEC_API const char* pvec_last_error(void);
  *  libpvec carries its own CUDA runtime (linked statically), apart from the program's: the
  *  device it selects is current for pvec's runtime only. A CUDA program makes the same
  *  device current in its own runtime before it allocates or launches for a vector:
- *  cudaSetDevice(d) with d from pvec_vector_device (both runtimes then share that device's
+ *  cudaSetDevice(d) with d from pvec_vector_get_device (both runtimes then share that device's
  *  primary context, so pointers and streams pass between them).
  *  Calling it again is harmless. Collective over MPI_COMM_WORLD when it initialises MPI.
  *  Errors: PVEC_ERROR_MPI; PVEC_ERROR_STATE after pvec_finalize. Since 0.1. */
@@ -177,10 +177,10 @@ PVEC_API pvec_status pvec_init(int* argc, char*** argv);
 /** End pvec: destroys every vector and schema still alive, frees pvec's staging memory,
  *  and finalises MPI if pvec_init initialised it. Collective. Before pvec_init and after
  *  pvec_finalize, the calls that need no library state work: section 1, pvec_initialized,
- *  pvec_cuda_device_count, pvec_memory_stats_get (so that a program can check that
- *  everything was freed), the schema functions and pvec_release; pvec_init after
+ *  pvec_cuda_device_count, pvec_memory_get_stats (so that a program can check that
+ *  everything was freed), the schema functions and pvec_retention_release; pvec_init after
  *  pvec_finalize and pvec_vector_create return PVEC_ERROR_STATE, and the handles of the
- *  vectors that were alive are PVEC_ERROR_INVALID_HANDLE. Buffers held by pvec_retain stay
+ *  vectors that were alive are PVEC_ERROR_INVALID_HANDLE. Buffers held by pvec_vector_retain stay
  *  allocated until released.
  *  Errors: PVEC_ERROR_STATE if pvec_init was not called. Since 0.1. */
 PVEC_API pvec_status pvec_finalize(void);
@@ -246,7 +246,7 @@ PVEC_API pvec_status pvec_schema_add_vector(pvec_schema_t schema, const char* na
 PVEC_API pvec_status pvec_schema_add_tensor(pvec_schema_t schema, const char* name,
                                             pvec_dtype dtype, int64_t n, int64_t m, int* index);
 /** Number of properties declared so far. Errors: INVALID_HANDLE, INVALID_ARGUMENT. */
-PVEC_API pvec_status pvec_schema_count(pvec_schema_t schema, int* count);
+PVEC_API pvec_status pvec_schema_get_count(pvec_schema_t schema, int* count);
 
 /* ======================================================================================= */
 /* 4. Vectors                                                                              */
@@ -345,33 +345,33 @@ PVEC_API pvec_status pvec_vector_destroy(pvec_vector_t vec);
 /* ---- Queries (local, cheap: no synchronisation) ---------------------------------------- */
 
 /** Number of local (owned) particles. */
-PVEC_API pvec_status pvec_size(pvec_vector_t vec, int64_t* n_local);
+PVEC_API pvec_status pvec_vector_get_size(pvec_vector_t vec, int64_t* n_local);
 /** Number of ghost particles after the local ones (0 until pvec_ghost_get). */
-PVEC_API pvec_status pvec_ghost_size(pvec_vector_t vec, int64_t* n_ghost);
+PVEC_API pvec_status pvec_vector_get_ghost_size(pvec_vector_t vec, int64_t* n_ghost);
 /** Capacity C shared by every property: the component stride in elements. */
-PVEC_API pvec_status pvec_capacity(pvec_vector_t vec, int64_t* capacity);
+PVEC_API pvec_status pvec_vector_get_capacity(pvec_vector_t vec, int64_t* capacity);
 /** Space dimension. */
-PVEC_API pvec_status pvec_dim(pvec_vector_t vec, int* dim);
+PVEC_API pvec_status pvec_vector_get_dim(pvec_vector_t vec, int* dim);
 /** Position dtype (FLOAT32 or FLOAT64). */
-PVEC_API pvec_status pvec_pos_dtype(pvec_vector_t vec, pvec_dtype* dtype);
+PVEC_API pvec_status pvec_vector_get_pos_dtype(pvec_vector_t vec, pvec_dtype* dtype);
 /** Domain box: lo and hi each receive dim values (either may be NULL). */
-PVEC_API pvec_status pvec_domain(pvec_vector_t vec, double* lo, double* hi);
+PVEC_API pvec_status pvec_vector_get_domain(pvec_vector_t vec, double* lo, double* hi);
 /** Boundary conditions: bc receives dim pvec_boundary values. */
-PVEC_API pvec_status pvec_boundaries(pvec_vector_t vec, int* bc);
+PVEC_API pvec_status pvec_vector_get_boundaries(pvec_vector_t vec, int* bc);
 /** Ghost width given at creation. */
-PVEC_API pvec_status pvec_ghost_width(pvec_vector_t vec, double* width);
+PVEC_API pvec_status pvec_vector_get_ghost_width(pvec_vector_t vec, double* width);
 /** Number of properties (positions not counted). */
-PVEC_API pvec_status pvec_prop_count(pvec_vector_t vec, int* count);
+PVEC_API pvec_status pvec_vector_get_prop_count(pvec_vector_t vec, int* count);
 /** Index of the property called name (PVEC_POS for "pos"). Errors: INVALID_ARGUMENT when
  *  no property has that name. */
-PVEC_API pvec_status pvec_prop_index(pvec_vector_t vec, const char* name, int* prop);
+PVEC_API pvec_status pvec_vector_get_prop_index(pvec_vector_t vec, const char* name, int* prop);
 /** Backend in use: PVEC_BACKEND_HOST or PVEC_BACKEND_CUDA (never AUTO). */
-PVEC_API pvec_status pvec_vector_backend(pvec_vector_t vec, pvec_backend* backend);
+PVEC_API pvec_status pvec_vector_get_backend(pvec_vector_t vec, pvec_backend* backend);
 /** CUDA device ordinal of the device mirror (the device current at creation), or -1 with
  *  the host backend. Since 0.1. */
-PVEC_API pvec_status pvec_vector_device(pvec_vector_t vec, int* device);
+PVEC_API pvec_status pvec_vector_get_device(pvec_vector_t vec, int* device);
 /** Generation counter: incremented by every reallocation or reordering of the buffers. */
-PVEC_API pvec_status pvec_generation(pvec_vector_t vec, uint64_t* generation);
+PVEC_API pvec_status pvec_vector_get_generation(pvec_vector_t vec, uint64_t* generation);
 
 /* ---- Changing the number of particles ------------------------------------------------- */
 /* All of these drop the ghosts first (n_ghost becomes 0), act on both mirrors with the same
@@ -380,31 +380,31 @@ PVEC_API pvec_status pvec_generation(pvec_vector_t vec, uint64_t* generation);
 
 /** Make capacity >= n (exactly n rounded up to 64 when it grows). Data kept.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (n < 0), OVERFLOW, OUT_OF_MEMORY, CUDA. */
-PVEC_API pvec_status pvec_reserve(pvec_vector_t vec, int64_t n);
+PVEC_API pvec_status pvec_vector_reserve(pvec_vector_t vec, int64_t n);
 
 /** Set the local size to n. Particles [0, min(n, old)) keep their values; new particles are
  *  zero on both mirrors. Grows capacity exactly (n rounded up to 64) when needed.
- *  Errors: as pvec_reserve. */
-PVEC_API pvec_status pvec_resize(pvec_vector_t vec, int64_t n);
+ *  Errors: as pvec_vector_reserve. */
+PVEC_API pvec_status pvec_vector_resize(pvec_vector_t vec, int64_t n);
 
 /** Append k zero-initialised particles (both mirrors) at the end of the local ones, growing
  *  the capacity geometrically (to max(2*C, needed) rounded to 64) so that n appends cost
  *  O(n). *first (may be NULL) receives the index of the first new particle (the old n_local,
  *  also when k == 0).
- *  Errors: as pvec_reserve (k < 0 is INVALID_ARGUMENT). */
-PVEC_API pvec_status pvec_append(pvec_vector_t vec, int64_t k, int64_t* first);
+ *  Errors: as pvec_vector_reserve (k < 0 is INVALID_ARGUMENT). */
+PVEC_API pvec_status pvec_vector_append(pvec_vector_t vec, int64_t k, int64_t* first);
 
 /** Remove the local particles whose indices are listed (any order). The others keep their
  *  relative order and are packed to [0, n - count). Never reallocates, but reorders, so
  *  the generation is incremented when count > 0.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (indices NULL with count > 0, count < 0,
  *  duplicate index), OUT_OF_RANGE (an index outside [0, n_local)), OUT_OF_MEMORY, CUDA. */
-PVEC_API pvec_status pvec_remove(pvec_vector_t vec, const int64_t* indices, int64_t count);
+PVEC_API pvec_status pvec_vector_remove(pvec_vector_t vec, const int64_t* indices, int64_t count);
 
 /** Reduce the capacity to the local size rounded up to 64 (at least 64). Data kept. Also
  *  gives back the page-locked blocks that blocking transfers of pageable mirrors keep.
  *  Errors: INVALID_HANDLE, OUT_OF_MEMORY, CUDA. */
-PVEC_API pvec_status pvec_shrink_to_fit(pvec_vector_t vec);
+PVEC_API pvec_status pvec_vector_shrink_to_fit(pvec_vector_t vec);
 
 /* ======================================================================================= */
 /* 5. Layout and raw pointers                                                              */
@@ -436,15 +436,15 @@ typedef struct pvec_layout {
 #define PVEC_LAYOUT_INIT \
   { sizeof(pvec_layout), 0, NULL, (pvec_dtype)0, 0, 0, {1, 1}, 0, 0, 0, 0, 0, 0, 0, NULL, NULL }
 
-/** Size of the first layout of pvec_layout: the smallest struct_size pvec_layout_get accepts.
- *  Since 0.1. */
+/** Size of the first layout of pvec_layout: the smallest struct_size pvec_vector_get_layout
+ * accepts. Since 0.1. */
 #define PVEC_LAYOUT_SIZE_V1 (offsetof(pvec_layout, device_ptr) + sizeof(void*))
 
 /** Fill *out (whose struct_size the caller sets) for property prop or PVEC_POS; no byte
  *  beyond out->struct_size is written.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL or struct_size below PVEC_LAYOUT_SIZE_V1),
  *  OUT_OF_RANGE (prop). Valid until the generation changes. Since 0.1. */
-PVEC_API pvec_status pvec_layout_get(pvec_vector_t vec, int prop, pvec_layout* out);
+PVEC_API pvec_status pvec_vector_get_layout(pvec_vector_t vec, int prop, pvec_layout* out);
 
 /** The layouts of several properties in one call, for refreshing a kernel's pointers after
  *  map or ghost_get: out[k] receives the layout of props[k] (PVEC_POS for the positions);
@@ -455,8 +455,8 @@ PVEC_API pvec_status pvec_layout_get(pvec_vector_t vec, int prop, pvec_layout* o
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL, out[0].struct_size below
  *  PVEC_LAYOUT_SIZE_V1, nprops < 0, a repeated entry, n_out too small for the list),
  *  OUT_OF_RANGE (an entry). Nothing is written on error. Since 0.1. */
-PVEC_API pvec_status pvec_layouts_get(pvec_vector_t vec, const int* props, int nprops,
-                                      pvec_layout* out, int n_out);
+PVEC_API pvec_status pvec_vector_get_layouts(pvec_vector_t vec, const int* props, int nprops,
+                                             pvec_layout* out, int n_out);
 
 /** Host mirror of property prop (or PVEC_POS): element (i, c) at ptr[c*capacity + i].
  *  Returns NULL on error (INVALID_HANDLE, OUT_OF_RANGE; see pvec_last_error). Valid until
@@ -471,29 +471,29 @@ PVEC_API void* pvec_device_ptr(pvec_vector_t vec, int prop);
 /* ---- Retention: memory that outlives the vector ---------------------------------------- */
 
 /** A retention keeps one buffer alive: the allocation of one property's mirror (all its
- *  components, the whole capacity) as it was when pvec_retain was called. */
+ *  components, the whole capacity) as it was when pvec_vector_retain was called. */
 typedef struct pvec_retention_s* pvec_retention_t;
 
 /** Keep the buffer of property prop (or PVEC_POS) on the host mirror (device_mirror == 0)
- *  or the device mirror (device_mirror != 0) allocated until pvec_release, even after
+ *  or the device mirror (device_mirror != 0) allocated until pvec_retention_release, even after
  *  pvec_vector_destroy, pvec_finalize, or a reallocation of the vector (growth,
  *  shrink_to_fit). It is for bindings that hand the memory to consumers whose lifetime pvec
  *  does not control (DLPack, NumPy): while the vector lives and does not reallocate, the
  *  buffer is the vector's own and pvec keeps writing it; afterwards it holds the values it
  *  had then and pvec no longer touches it (a later reallocation or destruction gives the
  *  vector new buffers). Retained memory is counted by pvec_memory_stats until it is freed.
- *  The pointers are those of pvec_layout_get (the device mirror's pending zero fill is done
+ *  The pointers are those of pvec_vector_get_layout (the device mirror's pending zero fill is done
  *  first). Local, not collective. Retaining the same buffer several times is allowed; each
  *  retention is released on its own.
  *  Errors: INVALID_HANDLE (vec), INVALID_ARGUMENT (out NULL), OUT_OF_RANGE (prop),
  *  OUT_OF_MEMORY. Since 0.1. */
-PVEC_API pvec_status pvec_retain(pvec_vector_t vec, int prop, int device_mirror,
-                                 pvec_retention_t* out);
+PVEC_API pvec_status pvec_vector_retain(pvec_vector_t vec, int prop, int device_mirror,
+                                        pvec_retention_t* out);
 
 /** End a retention: the buffer is freed if its vector no longer uses it and no other
  *  retention holds it. May be called at any time, also after pvec_finalize. Local.
  *  Errors: INVALID_HANDLE (NULL, already released, or not a retention handle). Since 0.1. */
-PVEC_API pvec_status pvec_release(pvec_retention_t retention);
+PVEC_API pvec_status pvec_retention_release(pvec_retention_t retention);
 
 /* ======================================================================================= */
 /* 6. Host <-> device transfers                                                            */
@@ -506,8 +506,8 @@ typedef struct CUstream_st* pvec_stream_t;
 /** Stream on which pvec orders this vector's own device work (growth copies, zero fill,
  *  removal, map, ghost exchange) and the blocking transfers. Default NULL. The caller
  *  keeps the stream alive while the vector uses it. Errors: INVALID_HANDLE. */
-PVEC_API pvec_status pvec_set_stream(pvec_vector_t vec, pvec_stream_t stream);
-PVEC_API pvec_status pvec_get_stream(pvec_vector_t vec, pvec_stream_t* stream);
+PVEC_API pvec_status pvec_vector_set_stream(pvec_vector_t vec, pvec_stream_t stream);
+PVEC_API pvec_status pvec_vector_get_stream(pvec_vector_t vec, pvec_stream_t* stream);
 
 /** Copy the listed properties (PVEC_POS for positions) from host to device mirror, live
  *  particles [0, n_local + n_ghost) of each component only, one 2D copy per property.
@@ -515,7 +515,7 @@ PVEC_API pvec_status pvec_get_stream(pvec_vector_t vec, pvec_stream_t* stream);
  *  the copies are done, after the work ordered on the vector's stream. Invalidates nothing.
  *  With pageable host mirrors (PVEC_HOST_PAGEABLE), from 16 MiB in all and two or more host
  *  threads, the copies go through page-locked blocks on up to 8 host threads, which the
- *  vector keeps (16 MiB) until pvec_shrink_to_fit or its destruction (docs/layout.md);
+ *  vector keeps (16 MiB) until pvec_vector_shrink_to_fit or its destruction (docs/layout.md);
  *  PVEC_STAGED_TRANSFER=0 in the environment turns that off.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (nprops < 0, a repeated index), OUT_OF_RANGE,
  *  CUDA. Nothing is copied on an argument error. Since 0.1. */
@@ -533,7 +533,7 @@ PVEC_API pvec_status pvec_device_to_host_async(pvec_vector_t vec, const int* pro
                                                pvec_stream_t stream);
 
 /** Wait until all work pvec ordered on the vector's stream is done. */
-PVEC_API pvec_status pvec_synchronize(pvec_vector_t vec);
+PVEC_API pvec_status pvec_vector_synchronize(pvec_vector_t vec);
 
 /* ======================================================================================= */
 /* 7. Distribution over MPI                                                                */
@@ -581,17 +581,17 @@ typedef enum pvec_reduce_op {
 } pvec_reduce_op;
 
 /** This process's rank and the communicator's size. */
-PVEC_API pvec_status pvec_comm_rank(pvec_vector_t vec, int* rank);
-PVEC_API pvec_status pvec_comm_size(pvec_vector_t vec, int* size);
+PVEC_API pvec_status pvec_vector_get_rank(pvec_vector_t vec, int* rank);
+PVEC_API pvec_status pvec_vector_get_nranks(pvec_vector_t vec, int* size);
 
 /** Subdomain owned by this rank (dim values each; lo or hi may be NULL, not both). A particle
  * belongs to the rank whose half-open box [lo, hi) contains it; the last rank along a dimension
  * also owns hi of a non-periodic domain. */
-PVEC_API pvec_status pvec_subdomain(pvec_vector_t vec, double* lo, double* hi);
+PVEC_API pvec_status pvec_vector_get_subdomain(pvec_vector_t vec, double* lo, double* hi);
 
 /** Rank that owns point x (dim coordinates; periodic dimensions are wrapped first).
  *  Errors: INVALID_ARGUMENT when x is outside a non-periodic boundary or not finite. */
-PVEC_API pvec_status pvec_owner_rank(pvec_vector_t vec, const double* x, int* rank);
+PVEC_API pvec_status pvec_vector_get_owner_rank(pvec_vector_t vec, const double* x, int* rank);
 
 /** Send every local particle, with all properties, to the rank owning its position;
  *  periodic coordinates are wrapped into the box first: x becomes x - k*L (L = hi - lo, k the
@@ -654,12 +654,12 @@ typedef struct pvec_memory_stats {
 } pvec_memory_stats;
 
 /** Size of the first layout of pvec_memory_stats: the smallest struct_size
- *  pvec_memory_stats_get accepts. Since 0.1. */
+ *  pvec_memory_get_stats accepts. Since 0.1. */
 #define PVEC_MEMORY_STATS_SIZE_V1 (offsetof(pvec_memory_stats, device_allocs) + sizeof(int64_t))
 
 /** Read the memory accounting into *out; no byte beyond out->struct_size is written.
  *  Errors: INVALID_ARGUMENT (out NULL, or struct_size below PVEC_MEMORY_STATS_SIZE_V1). */
-PVEC_API pvec_status pvec_memory_stats_get(pvec_memory_stats* out);
+PVEC_API pvec_status pvec_memory_get_stats(pvec_memory_stats* out);
 
 /** How the messages of a distribution call travelled (pvec_op_stats.transport). */
 typedef enum pvec_transport {
@@ -705,7 +705,7 @@ typedef struct pvec_op_stats {
 } pvec_op_stats;
 
 /** Size of the first layout of pvec_op_stats (without particles_self): the smallest
- *  struct_size that pvec_last_op_stats accepts. */
+ *  struct_size that pvec_vector_get_op_stats accepts. */
 #define PVEC_OP_STATS_SIZE_V1 (sizeof(size_t) + 2 * sizeof(double) + 4 * sizeof(int64_t))
 /** Size of the second layout (with particles_self, without transport). */
 #define PVEC_OP_STATS_SIZE_V2 (PVEC_OP_STATS_SIZE_V1 + sizeof(int64_t))
@@ -715,7 +715,7 @@ typedef struct pvec_op_stats {
  *  the fields it knows.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL, or struct_size below
  *  PVEC_OP_STATS_SIZE_V1). */
-PVEC_API pvec_status pvec_last_op_stats(pvec_vector_t vec, pvec_op_stats* out);
+PVEC_API pvec_status pvec_vector_get_op_stats(pvec_vector_t vec, pvec_op_stats* out);
 
 /* ======================================================================================= */
 /* 9. Output and restart                                                                   */
@@ -725,15 +725,15 @@ PVEC_API pvec_status pvec_last_op_stats(pvec_vector_t vec, pvec_op_stats* out);
  * path is a file name of the local file system, seen alike by every rank (a shared file
  * system when ranks run on several nodes). Ghosts are never written. */
 
-/** Flag of pvec_write_vtk (or-ed with PVEC_ON_DEVICE): add an Int32 point array "rank"
+/** Flag of pvec_vtk_write (or-ed with PVEC_ON_DEVICE): add an Int32 point array "rank"
  *  holding the writing rank of each particle. */
 #define PVEC_VTK_RANK_ARRAY (1u << 4)
 
 /** *flag = 1 when this build writes and reads HDF5 checkpoints (built against a parallel,
  *  MPI, HDF5), else 0; without it pvec_checkpoint_write, pvec_checkpoint_describe and
- *  pvec_restart return PVEC_ERROR_NOT_SUPPORTED. Local. Errors: INVALID_ARGUMENT (flag
+ *  pvec_checkpoint_restart return PVEC_ERROR_NOT_SUPPORTED. Local. Errors: INVALID_ARGUMENT (flag
  *  NULL). Since 0.1. */
-PVEC_API pvec_status pvec_io_has_hdf5(int* flag);
+PVEC_API pvec_status pvec_has_hdf5(int* flag);
 
 /** Write the local particles of every rank as one step of a ParaView time series:
  *    <prefix>_<step>/<name>_<rank>.vtp  one VTK XML PolyData piece per rank: the positions
@@ -757,7 +757,7 @@ PVEC_API pvec_status pvec_io_has_hdf5(int* flag);
  *  unknown flags, a property called "rank" with PVEC_VTK_RANK_ARRAY); OUT_OF_MEMORY; CUDA;
  *  IO (a file or folder could not be written: the message names it). An error on any rank is
  *  an error on every rank (MPI on the others). Since 0.1. */
-PVEC_API pvec_status pvec_write_vtk(pvec_vector_t vec, const char* prefix, int64_t step,
+PVEC_API pvec_status pvec_vtk_write(pvec_vector_t vec, const char* prefix, int64_t step,
                                     double time, unsigned flags);
 
 /** Write a checkpoint: one HDF5 file at path holding every rank's local particles, as
@@ -821,8 +821,9 @@ PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc
  *  or a damaged header as for pvec_checkpoint_describe: the message says which, and the
  *  file is checked before the request); and those of pvec_vector_create and pvec_map;
  *  NOT_SUPPORTED. Since 0.1. */
-PVEC_API pvec_status pvec_restart(const char* path, const pvec_vector_desc* desc,
-                                  pvec_schema_t schema, unsigned flags, pvec_vector_t* out);
+PVEC_API pvec_status pvec_checkpoint_restart(const char* path, const pvec_vector_desc* desc,
+                                             pvec_schema_t schema, unsigned flags,
+                                             pvec_vector_t* out);
 
 /* ======================================================================================= */
 /* 10. Neighbour search: cell lists, locality sort, Verlet lists                           */
@@ -836,13 +837,13 @@ PVEC_API pvec_status pvec_restart(const char* path, const pvec_vector_desc* desc
  * (INVALID_ARGUMENT): neighbours across a subdomain boundary would be missed.
  *
  * What invalidates a list: a list describes the rows of the vector when it was built. Every
- * change of which particle is in which row makes it stale: pvec_map, pvec_sort, pvec_ghost_get
- * with a new plan (without PVEC_GHOST_REUSE_PLAN), append, remove, resize, reserve,
- * shrink_to_fit, pvec_restart (a new vector). A ghost_get that replays its plan keeps the rows
- * (only their values change), so a list stays usable between rebuilds: the Verlet-skin
- * pattern of molecular dynamics. A stale list is refused by pvec_cell_list_get and
- * pvec_verlet_get (PVEC_ERROR_STATE, saying why) until it is rebuilt; the arrays of a list stay
- * allocated (and their pointers valid) until the list is rebuilt or destroyed. A list whose
+ * change of which particle is in which row makes it stale: pvec_map, pvec_vector_sort,
+ * pvec_ghost_get with a new plan (without PVEC_GHOST_REUSE_PLAN), append, remove, resize, reserve,
+ * shrink_to_fit, pvec_checkpoint_restart (a new vector). A ghost_get that replays its plan keeps
+ * the rows (only their values change), so a list stays usable between rebuilds: the Verlet-skin
+ * pattern of molecular dynamics. A stale list is refused by pvec_cell_list_get_info and
+ * pvec_verlet_get_info (PVEC_ERROR_STATE, saying why) until it is rebuilt; the arrays of a list
+ * stay allocated (and their pointers valid) until the list is rebuilt or destroyed. A list whose
  * vector was destroyed returns INVALID_HANDLE. Lists are handles of their own; they are not
  * collective (pvec_verlet_check excepted) and are destroyed by pvec_finalize. One list must
  * not be used by two threads at once; lists of one vector follow the vector's rule (one
@@ -853,15 +854,15 @@ PVEC_API pvec_status pvec_restart(const char* path, const pvec_vector_desc* desc
 enum {
   /** pvec_cell_list_create: include the ghost rows (else the local rows only). */
   PVEC_CELLS_GHOSTS = 1u << 5,
-  /** pvec_sort: order the cells along a Morton (Z-order) curve, so that nearby cells are
+  /** pvec_vector_sort: order the cells along a Morton (Z-order) curve, so that nearby cells are
    *  near in memory in every direction (else row-major, the last dimension fastest). */
   PVEC_SORT_MORTON = 1u << 6,
-  /** pvec_sort: apply the same permutation to the other mirror too (else it keeps the old
+  /** pvec_vector_sort: apply the same permutation to the other mirror too (else it keeps the old
    *  order, as after pvec_map). */
   PVEC_SORT_BOTH_MIRRORS = 1u << 7,
   /** pvec_verlet_create: a half list (each pair once) instead of a full one. */
   PVEC_VERLET_HALF = 1u << 8,
-  /** pvec_sort: the halo-first order. The cells within one ghost width of a subdomain face
+  /** pvec_vector_sort: the halo-first order. The cells within one ghost width of a subdomain face
    *  come first, grouped by the faces they touch (along each dimension: low, high, inner;
    *  dimension 0 most significant), the inner cells last; row-major within a group. The
    *  particles a neighbour's ghosts copy then lie in a few runs of rows (one for each face of
@@ -873,7 +874,7 @@ enum {
 typedef struct pvec_cell_list_s* pvec_cell_list_t;
 typedef struct pvec_verlet_s* pvec_verlet_t;
 
-/** A cell list's arrays and geometry (pvec_cell_list_get). Cells form a grid over the rank's
+/** A cell list's arrays and geometry (pvec_cell_list_get_info). Cells form a grid over the rank's
  *  subdomain widened by the ghost width, at least cutoff / cells_per_cutoff wide; cell
  *  (c0, c1, c2) is c = (c0*dims[1] + c1)*dims[2] + c2 (row-major, last dimension fastest;
  *  unused dimensions have dims 1). A position x is in cell coordinate
@@ -883,7 +884,7 @@ typedef struct pvec_verlet_s* pvec_verlet_t;
  *  the first local_offsets[c+1] - local_offsets[c] of them are local. When sorted != 0 the
  *  local rows are in cell order: the locals of cell c are exactly rows
  *  local_offsets[c] .. local_offsets[c+1]-1, so a kernel over a sorted vector needs no
- *  indirection for them (after a row-major pvec_sort, without PVEC_SORT_MORTON, with a cell
+ *  indirection for them (after a row-major pvec_vector_sort, without PVEC_SORT_MORTON, with a cell
  *  width that gives the same cells, until the rows change; a Morton-sorted vector is near in
  *  memory but not in this list's row-major cell order, so sorted is 0 there). All particles
  *  within the cutoff of a particle in cell c are in the cells within +-span of c in every
@@ -934,7 +935,7 @@ PVEC_API pvec_status pvec_cell_list_build(pvec_cell_list_t list);
  *  is rebuilt or destroyed. Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL or
  *  struct_size below PVEC_CELL_LIST_INFO_SIZE_V1), STATE (stale: the rows changed since the
  *  build; the message says to rebuild). Since 0.1. */
-PVEC_API pvec_status pvec_cell_list_get(pvec_cell_list_t list, pvec_cell_list_info* out);
+PVEC_API pvec_status pvec_cell_list_get_info(pvec_cell_list_t list, pvec_cell_list_info* out);
 
 /** Free the list (NULL: INVALID_HANDLE). Local. Since 0.1. */
 PVEC_API pvec_status pvec_cell_list_destroy(pvec_cell_list_t list);
@@ -957,9 +958,10 @@ PVEC_API pvec_status pvec_cell_list_destroy(pvec_cell_list_t list);
  *  NOT_SUPPORTED (dimension 4; 2^31 rows or cells; PVEC_SORT_MORTON beyond 2^10 cells per
  *  dimension in 3D, 2^15 in 2D), OUT_OF_MEMORY; the vector is unchanged on error.
  *  Since 0.1. */
-PVEC_API pvec_status pvec_sort(pvec_vector_t vec, double cell_width, unsigned flags, int* moved);
+PVEC_API pvec_status pvec_vector_sort(pvec_vector_t vec, double cell_width, unsigned flags,
+                                      int* moved);
 
-/** A Verlet list's arrays (pvec_verlet_get): the neighbours of local particle i are the rows
+/** A Verlet list's arrays (pvec_verlet_get_info): the neighbours of local particle i are the rows
  *  neighbors[offsets[i] .. offsets[i+1]) (local or ghost), every row closer than
  *  cutoff + skin to i when the list was built (distance computed in the position dtype,
  *  strictly less). offsets has n + 1 entries (64-bit: pair counts may pass 2^31). A full list
@@ -1016,7 +1018,7 @@ PVEC_API pvec_status pvec_verlet_build(pvec_verlet_t list);
 /** Fill *out. Local. Pointers valid until the list is rebuilt or destroyed.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL, struct_size too small), STATE (stale).
  *  Since 0.1. */
-PVEC_API pvec_status pvec_verlet_get(pvec_verlet_t list, pvec_verlet_info* out);
+PVEC_API pvec_status pvec_verlet_get_info(pvec_verlet_t list, pvec_verlet_info* out);
 
 /** *rebuild = 1 when on any rank some local particle moved more than skin / 2 from where it
  *  was at the build (on the mirror the list was built on: the GPU reads the positions and only

@@ -96,7 +96,7 @@ inline void check(pvec_status status) {
 namespace detail {
 /// check() for a C call made on behalf of the C++ function `caller`: the message names the
 /// function the user called first, then the C detail ("pvec::vector::host_view:
-/// pvec_layout_get: property 7 out of range ...").
+/// pvec_vector_get_layout: property 7 out of range ...").
 inline void check_in(const char* caller, pvec_status status) {
   if (status == PVEC_SUCCESS) return;
   const std::string text = pvec_last_error();
@@ -185,12 +185,12 @@ inline int cuda_device_count() {
   return n;
 }
 
-/// Process-wide accounting of pvec's live allocations (pvec_memory_stats_get).
+/// Process-wide accounting of pvec's live allocations (pvec_memory_get_stats).
 /// Throws pvec::error.
 inline pvec_memory_stats memory_stats() {
   pvec_memory_stats s{};
   s.struct_size = sizeof s;
-  check(pvec_memory_stats_get(&s));
+  check(pvec_memory_get_stats(&s));
   return s;
 }
 
@@ -293,7 +293,7 @@ class schema {
   /// Number of properties declared so far. Throws pvec::error (INVALID_HANDLE).
   int count() const {
     int n = 0;
-    check(pvec_schema_count(handle_, &n));
+    check(pvec_schema_get_count(handle_, &n));
     return n;
   }
 
@@ -493,22 +493,22 @@ class vector {
   // ---- Queries (local, cheap) ------------------------------------------------------------
 
   /// Number of local particles.
-  std::int64_t size() const { return query<std::int64_t>(pvec_size); }
+  std::int64_t size() const { return query<std::int64_t>(pvec_vector_get_size); }
   /// Number of ghosts, stored after the local particles (0 until ghost_get).
-  std::int64_t ghost_size() const { return query<std::int64_t>(pvec_ghost_size); }
+  std::int64_t ghost_size() const { return query<std::int64_t>(pvec_vector_get_ghost_size); }
   /// Capacity C: the component stride, in elements, of every property.
-  std::int64_t capacity() const { return query<std::int64_t>(pvec_capacity); }
+  std::int64_t capacity() const { return query<std::int64_t>(pvec_vector_get_capacity); }
   /// Space dimension.
-  int dim() const { return query<int>(pvec_dim); }
+  int dim() const { return query<int>(pvec_vector_get_dim); }
   /// Position dtype (PVEC_FLOAT32 or PVEC_FLOAT64).
-  pvec_dtype pos_dtype() const { return query<pvec_dtype>(pvec_pos_dtype); }
+  pvec_dtype pos_dtype() const { return query<pvec_dtype>(pvec_vector_get_pos_dtype); }
   /// Number of properties (positions not counted).
-  int prop_count() const { return query<int>(pvec_prop_count); }
+  int prop_count() const { return query<int>(pvec_vector_get_prop_count); }
   /// Index of the property called name (PVEC_POS for "pos"). Throws pvec::error
   /// (INVALID_ARGUMENT) when there is none.
   int prop_index(const std::string& name) const {
     int prop = 0;
-    check(pvec_prop_index(handle_, name.c_str(), &prop));
+    check(pvec_vector_get_prop_index(handle_, name.c_str(), &prop));
     return prop;
   }
   /// Layout of property prop (or PVEC_POS): dtype, shape, capacity, strides, sizes,
@@ -517,7 +517,7 @@ class vector {
   pvec_layout layout(int prop) const {
     pvec_layout l{};
     l.struct_size = sizeof l;
-    check(pvec_layout_get(handle_, prop, &l));
+    check(pvec_vector_get_layout(handle_, prop, &l));
     return l;
   }
   /// Layouts of the positions and then every property (element 1 + p is property p), in one
@@ -525,36 +525,36 @@ class vector {
   std::vector<pvec_layout> layouts() const {
     std::vector<pvec_layout> out(static_cast<std::size_t>(prop_count()) + 1);
     out[0].struct_size = sizeof(pvec_layout);
-    check(pvec_layouts_get(handle_, nullptr, 0, out.data(), static_cast<int>(out.size())));
+    check(pvec_vector_get_layouts(handle_, nullptr, 0, out.data(), static_cast<int>(out.size())));
     return out;
   }
   /// Backend in use: PVEC_BACKEND_HOST or PVEC_BACKEND_CUDA.
-  pvec_backend backend() const { return query<pvec_backend>(pvec_vector_backend); }
+  pvec_backend backend() const { return query<pvec_backend>(pvec_vector_get_backend); }
   /// CUDA device ordinal holding the device mirror, or -1 with the host backend.
-  int device() const { return query<int>(pvec_vector_device); }
+  int device() const { return query<int>(pvec_vector_get_device); }
   /// Generation counter, incremented by every reallocation or reordering.
-  std::uint64_t generation() const { return query<std::uint64_t>(pvec_generation); }
+  std::uint64_t generation() const { return query<std::uint64_t>(pvec_vector_get_generation); }
   /// Domain box given at creation.
-  pvec::box domain() const { return box_query(pvec_domain); }
+  pvec::box domain() const { return box_query(pvec_vector_get_domain); }
   /// Subdomain owned by this rank.
-  pvec::box subdomain() const { return box_query(pvec_subdomain); }
+  pvec::box subdomain() const { return box_query(pvec_vector_get_subdomain); }
   /// Boundary condition (pvec_boundary) per dimension.
   std::vector<int> boundaries() const {
     std::vector<int> bc(static_cast<std::size_t>(dim()));
-    check(pvec_boundaries(handle_, bc.data()));
+    check(pvec_vector_get_boundaries(handle_, bc.data()));
     return bc;
   }
   /// Ghost width given at creation.
-  double ghost_width() const { return query<double>(pvec_ghost_width); }
+  double ghost_width() const { return query<double>(pvec_vector_get_ghost_width); }
   /// This process's rank in the vector's communicator.
-  int comm_rank() const { return query<int>(pvec_comm_rank); }
+  int comm_rank() const { return query<int>(pvec_vector_get_rank); }
   /// Number of ranks of the vector's communicator.
-  int comm_size() const { return query<int>(pvec_comm_size); }
+  int comm_size() const { return query<int>(pvec_vector_get_nranks); }
   /// Rank owning point x (dim() coordinates; periodic dimensions wrapped). Throws
   /// pvec::error (INVALID_ARGUMENT: outside a non-periodic boundary, not finite).
   int owner_rank(const double* x) const {
     int rank = 0;
-    check(pvec_owner_rank(handle_, x, &rank));
+    check(pvec_vector_get_owner_rank(handle_, x, &rank));
     return rank;
   }
 
@@ -607,21 +607,21 @@ class vector {
   // ---- Changing the number of particles (local; drop ghosts) -----------------------------
 
   /// Makes capacity() >= n; data kept. May reallocate (invalidates views when it does).
-  void reserve(std::int64_t n) { check(pvec_reserve(handle_, n)); }
+  void reserve(std::int64_t n) { check(pvec_vector_reserve(handle_, n)); }
   /// Sets size() to n; new particles are zero on both mirrors. May reallocate.
-  void resize(std::int64_t n) { check(pvec_resize(handle_, n)); }
+  void resize(std::int64_t n) { check(pvec_vector_resize(handle_, n)); }
   /// Appends k zero particles, growing capacity geometrically; returns the index of the
   /// first new one. May reallocate.
   std::int64_t append(std::int64_t k = 1) {
     std::int64_t first = 0;
-    check(pvec_append(handle_, k, &first));
+    check(pvec_vector_append(handle_, k, &first));
     return first;
   }
   /// Removes the listed local particles (any order); the others keep their order. Reorders,
   /// so views are invalidated when the list is not empty. Throws pvec::error
   /// (INVALID_ARGUMENT for duplicates, OUT_OF_RANGE).
   void remove(const std::int64_t* indices, std::int64_t count) {
-    check(pvec_remove(handle_, indices, count));
+    check(pvec_vector_remove(handle_, indices, count));
   }
   /// As above, from a list.
   void remove(std::initializer_list<std::int64_t> indices) {
@@ -632,7 +632,7 @@ class vector {
     remove(indices.data(), static_cast<std::int64_t>(indices.size()));
   }
   /// Reduces capacity to size() rounded up to 64 (at least 64). May reallocate.
-  void shrink_to_fit() { check(pvec_shrink_to_fit(handle_)); }
+  void shrink_to_fit() { check(pvec_vector_shrink_to_fit(handle_)); }
 
   // ---- Host <-> device transfers (invalidate nothing) ------------------------------------
 
@@ -674,11 +674,11 @@ class vector {
   }
   /// Stream on which pvec orders this vector's device work and blocking transfers (a
   /// cudaStream_t converts; nullptr is the default stream). Keep it alive while in use.
-  void set_stream(pvec_stream_t stream) { check(pvec_set_stream(handle_, stream)); }
+  void set_stream(pvec_stream_t stream) { check(pvec_vector_set_stream(handle_, stream)); }
   /// The stream set with set_stream (nullptr by default).
-  pvec_stream_t stream() const { return query<pvec_stream_t>(pvec_get_stream); }
+  pvec_stream_t stream() const { return query<pvec_stream_t>(pvec_vector_get_stream); }
   /// Waits until the work pvec ordered on the vector's stream is done.
-  void synchronize() { check(pvec_synchronize(handle_)); }
+  void synchronize() { check(pvec_vector_synchronize(handle_)); }
 
   // ---- Distribution (collective) ---------------------------------------------------------
 
@@ -725,7 +725,7 @@ class vector {
   /// the vector is unchanged then.
   bool sort(double cell_width, unsigned flags = 0) {
     int moved = 0;
-    detail::check_in("pvec::vector::sort", pvec_sort(handle_, cell_width, flags, &moved));
+    detail::check_in("pvec::vector::sort", pvec_vector_sort(handle_, cell_width, flags, &moved));
     return moved != 0;
   }
 
@@ -758,7 +758,7 @@ class vector {
     pvec_layout l{};
     l.struct_size = sizeof l;
     detail::check_in((std::string("pvec::vector::") + fn).c_str(),
-                     pvec_layout_get(handle_, prop, &l));
+                     pvec_vector_get_layout(handle_, prop, &l));
     if (l.dtype != want)
       detail::fail(PVEC_ERROR_DTYPE_MISMATCH,
                    std::string("pvec::vector::") + fn + "<" + dtype_name(want) + ">: property " +

@@ -1,7 +1,7 @@
 // pvec_neighbors.hpp -- by-value kernel views of pvec's cell lists and Verlet lists.
 //
-// pvec_cell_list_get and pvec_verlet_get (pvec.h, section 10) fill plain C structs with the
-// arrays of a neighbour structure; these views are the same data as trivially copyable C++
+// pvec_cell_list_get_info and pvec_verlet_get_info (pvec.h, section 10) fill plain C structs with
+// the arrays of a neighbour structure; these views are the same data as trivially copyable C++
 // structs with host/device methods, passed by value into a __global__ kernel (or used in a
 // host loop). pvec itself builds its lists with these very methods, so a user kernel that
 // asks cell_of(x) gets the cell pvec put the particle in.

@@ -80,12 +80,12 @@ class cell_list {
   /// destroyed.
   void build() { detail::check_in("pvec::cell_list::build", pvec_cell_list_build(handle_)); }
 
-  /// The C struct (pvec_cell_list_get): geometry, sizes and array pointers. Throws pvec::error:
-  /// INVALID_HANDLE, STATE (stale: rebuild first).
+  /// The C struct (pvec_cell_list_get_info): geometry, sizes and array pointers. Throws
+  /// pvec::error: INVALID_HANDLE, STATE (stale: rebuild first).
   pvec_cell_list_info info() const {
     pvec_cell_list_info out{};  // the _INIT macro trips -Wmissing-field-initializers
     out.struct_size = sizeof out;
-    detail::check_in("pvec::cell_list::info", pvec_cell_list_get(handle_, &out));
+    detail::check_in("pvec::cell_list::info", pvec_cell_list_get_info(handle_, &out));
     return out;
   }
 
@@ -95,7 +95,7 @@ class cell_list {
   cell_list_view view() const {
     pvec_cell_list_info i{};
     i.struct_size = sizeof i;
-    detail::check_in("pvec::cell_list::view", pvec_cell_list_get(handle_, &i));
+    detail::check_in("pvec::cell_list::view", pvec_cell_list_get_info(handle_, &i));
     cell_list_view v{};
     v.dim = i.dim;
     v.span = i.span;
@@ -181,11 +181,11 @@ class verlet_list {
     return rebuild != 0;
   }
 
-  /// The C struct (pvec_verlet_get). Throws pvec::error: INVALID_HANDLE, STATE (stale).
+  /// The C struct (pvec_verlet_get_info). Throws pvec::error: INVALID_HANDLE, STATE (stale).
   pvec_verlet_info info() const {
     pvec_verlet_info out{};
     out.struct_size = sizeof out;
-    detail::check_in("pvec::verlet_list::info", pvec_verlet_get(handle_, &out));
+    detail::check_in("pvec::verlet_list::info", pvec_verlet_get_info(handle_, &out));
     return out;
   }
 
@@ -193,7 +193,7 @@ class verlet_list {
   verlet_view view() const {
     pvec_verlet_info i{};
     i.struct_size = sizeof i;
-    detail::check_in("pvec::verlet_list::view", pvec_verlet_get(handle_, &i));
+    detail::check_in("pvec::verlet_list::view", pvec_verlet_get_info(handle_, &i));
     verlet_view v{};
     v.n = i.n;
     v.offsets = i.offsets;

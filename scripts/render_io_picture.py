@@ -1,4 +1,4 @@
-"""Render docs/images/io_particles.png: particles written by pvec_write_vtk, read back as
+"""Render docs/images/io_particles.png: particles written by pvec_vtk_write, read back as
 ParaView reads them (the .pvtp index of the pieces), colored by a property, with VTK offscreen.
 
     PYTHONPATH=bindings/python PVEC_LIBRARY=<build>/src/libpvec.so \

@@ -25,9 +25,9 @@
 !>   positions        x(i, d+1)      = pos[d*C + i-1]
 !>
 !> Property indices are identifiers, not array indices: use the value pvec_schema_add or
-!> pvec_prop_index gave you (0, 1, ... in declaration order, as in C) and PVEC_POS for the
-!> positions. Particle indices taken or returned by the wrappers (pvec_append's first,
-!> pvec_remove's list) are 1-based, matching the views.
+!> pvec_vector_get_prop_index gave you (0, 1, ... in declaration order, as in C) and PVEC_POS for the
+!> positions. Particle indices taken or returned by the wrappers (pvec_vector_append's first,
+!> pvec_vector_remove's list) are 1-based, matching the views.
 module pvec
   use, intrinsic :: iso_c_binding
   use, intrinsic :: iso_fortran_env, only: error_unit
@@ -82,7 +82,7 @@ module pvec
   integer(c_intptr_t), parameter, public :: PVEC_NO_PROPS = -1_c_intptr_t
 
   ! ---- Sizes of the first two layouts of pvec_op_stats -------------------------------------------
-  !> The smallest struct_size pvec_last_op_stats accepts (without particles_self), and the size
+  !> The smallest struct_size pvec_vector_get_op_stats accepts (without particles_self), and the size
   !> with particles_self but without transport.
   integer(c_size_t), parameter, public :: PVEC_OP_STATS_SIZE_V1 = &
                                           storage_size(0_c_size_t)/8 + 2*8 + 4*8
@@ -111,7 +111,7 @@ module pvec
   integer(c_int), parameter, public :: PVEC_MAP_REMOVE_OUTSIDE = 2
   integer(c_int), parameter, public :: PVEC_GHOST_SKIP_POSITIONS = 4
   integer(c_int), parameter, public :: PVEC_GHOST_REUSE_PLAN = 8
-  !> 9. Output and restart: flag of pvec_write_vtk (an Int32 point array "rank").
+  !> 9. Output and restart: flag of pvec_vtk_write (an Int32 point array "rank").
   integer(c_int), parameter, public :: PVEC_VTK_RANK_ARRAY = 16
   !> Flags of section 10 (neighbour search), or-ed (ior) with PVEC_ON_DEVICE.
   integer(c_int), parameter, public :: PVEC_CELLS_GHOSTS = 32
@@ -221,7 +221,7 @@ module pvec
     type(c_ptr) :: h = c_null_ptr
   end type pvec_verlet
 
-  !> pvec_cell_list_info (pvec_cell_list_get). origin(d+1), width(d+1), inv_width(d+1),
+  !> pvec_cell_list_info (pvec_cell_list_get_info). origin(d+1), width(d+1), inv_width(d+1),
   !> dims(d+1) are C's [d]. The three arrays are C pointers: in host memory (on_device == 0:
   !> built on the host mirror, or on the device mirror of the host backend)
   !> pvec_cell_list_arrays maps them to Fortran arrays; with on_device /= 0 they are CUDA
@@ -247,7 +247,7 @@ module pvec
     type(c_ptr) :: local_offsets = c_null_ptr   !< int32, ncells + 1
   end type pvec_cell_list_info
 
-  !> pvec_verlet_info (pvec_verlet_get). offsets: int64, n + 1 entries; neighbors: int32,
+  !> pvec_verlet_info (pvec_verlet_get_info). offsets: int64, n + 1 entries; neighbors: int32,
   !> n_pairs entries, 0-based rows (local or ghost). See pvec_verlet_arrays for the loop.
   type, bind(C), public :: pvec_verlet_info
     integer(c_size_t) :: struct_size = 0
@@ -269,26 +269,27 @@ module pvec
   public :: c_pvec_cuda_device_count, c_pvec_dtype_size, c_pvec_dtype_name
   public :: c_pvec_schema_create, c_pvec_schema_destroy, c_pvec_schema_add
   public :: c_pvec_schema_add_scalar, c_pvec_schema_add_vector, c_pvec_schema_add_tensor
-  public :: c_pvec_schema_count, c_pvec_vector_desc_init, c_pvec_vector_create
-  public :: c_pvec_vector_destroy, c_pvec_size, c_pvec_ghost_size, c_pvec_capacity, c_pvec_dim
-  public :: c_pvec_pos_dtype, c_pvec_domain, c_pvec_boundaries, c_pvec_ghost_width
-  public :: c_pvec_prop_count, c_pvec_prop_index, c_pvec_vector_backend, c_pvec_vector_device
-  public :: c_pvec_generation
-  public :: c_pvec_reserve, c_pvec_resize, c_pvec_append, c_pvec_remove, c_pvec_shrink_to_fit
-  public :: c_pvec_layouts_get
-  public :: c_pvec_layout_get, c_pvec_host_ptr, c_pvec_device_ptr, c_pvec_set_stream
-  public :: c_pvec_get_stream, c_pvec_host_to_device, c_pvec_device_to_host
-  public :: c_pvec_host_to_device_async, c_pvec_device_to_host_async, c_pvec_synchronize
-  public :: c_pvec_comm_rank, c_pvec_comm_size, c_pvec_subdomain, c_pvec_owner_rank
-  public :: c_pvec_map, c_pvec_ghost_get, c_pvec_ghost_put, c_pvec_memory_stats_get
-  public :: c_pvec_last_op_stats
-  public :: c_pvec_retain, c_pvec_release
+  public :: c_pvec_schema_get_count, c_pvec_vector_desc_init, c_pvec_vector_create
+  public :: c_pvec_vector_destroy, c_pvec_vector_get_size, c_pvec_vector_get_ghost_size
+  public :: c_pvec_vector_get_capacity, c_pvec_vector_get_dim
+  public :: c_pvec_vector_get_pos_dtype, c_pvec_vector_get_domain, c_pvec_vector_get_boundaries, c_pvec_vector_get_ghost_width
+  public :: c_pvec_vector_get_prop_count, c_pvec_vector_get_prop_index, c_pvec_vector_get_backend, c_pvec_vector_get_device
+  public :: c_pvec_vector_get_generation
+  public :: c_pvec_vector_reserve, c_pvec_vector_resize, c_pvec_vector_append, c_pvec_vector_remove, c_pvec_vector_shrink_to_fit
+  public :: c_pvec_vector_get_layouts
+  public :: c_pvec_vector_get_layout, c_pvec_host_ptr, c_pvec_device_ptr, c_pvec_vector_set_stream
+  public :: c_pvec_vector_get_stream, c_pvec_host_to_device, c_pvec_device_to_host
+  public :: c_pvec_host_to_device_async, c_pvec_device_to_host_async, c_pvec_vector_synchronize
+  public :: c_pvec_vector_get_rank, c_pvec_vector_get_nranks, c_pvec_vector_get_subdomain, c_pvec_vector_get_owner_rank
+  public :: c_pvec_map, c_pvec_ghost_get, c_pvec_ghost_put, c_pvec_memory_get_stats
+  public :: c_pvec_vector_get_op_stats
+  public :: c_pvec_vector_retain, c_pvec_retention_release
   ! 9. Output and restart
-  public :: c_pvec_io_has_hdf5, c_pvec_write_vtk, c_pvec_checkpoint_write
-  public :: c_pvec_checkpoint_describe, c_pvec_restart
-  public :: c_pvec_cell_list_create, c_pvec_cell_list_build, c_pvec_cell_list_get
-  public :: c_pvec_cell_list_destroy, c_pvec_sort, c_pvec_verlet_create, c_pvec_verlet_build
-  public :: c_pvec_verlet_get, c_pvec_verlet_check, c_pvec_verlet_destroy
+  public :: c_pvec_has_hdf5, c_pvec_vtk_write, c_pvec_checkpoint_write
+  public :: c_pvec_checkpoint_describe, c_pvec_checkpoint_restart
+  public :: c_pvec_cell_list_create, c_pvec_cell_list_build, c_pvec_cell_list_get_info
+  public :: c_pvec_cell_list_destroy, c_pvec_vector_sort, c_pvec_verlet_create, c_pvec_verlet_build
+  public :: c_pvec_verlet_get_info, c_pvec_verlet_check, c_pvec_verlet_destroy
 
   interface
     ! 1. Versions, status codes and errors
@@ -389,7 +390,7 @@ module pvec
       type(c_ptr), value :: index
       integer(c_int) :: r
     end function
-    function c_pvec_schema_count(schema, count) result(r) bind(C, name='pvec_schema_count')
+    function c_pvec_schema_get_count(schema, count) result(r) bind(C, name='pvec_schema_get_count')
       import :: c_int, c_ptr
       type(c_ptr), value :: schema
       integer(c_int), intent(out) :: count
@@ -414,98 +415,98 @@ module pvec
       type(c_ptr), value :: vec
       integer(c_int) :: r
     end function
-    function c_pvec_size(vec, n_local) result(r) bind(C, name='pvec_size')
+    function c_pvec_vector_get_size(vec, n_local) result(r) bind(C, name='pvec_vector_get_size')
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr), value :: vec
       integer(c_int64_t), intent(out) :: n_local
       integer(c_int) :: r
     end function
-    function c_pvec_ghost_size(vec, n_ghost) result(r) bind(C, name='pvec_ghost_size')
+    function c_pvec_vector_get_ghost_size(vec, n_ghost) result(r) bind(C, name='pvec_vector_get_ghost_size')
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr), value :: vec
       integer(c_int64_t), intent(out) :: n_ghost
       integer(c_int) :: r
     end function
-    function c_pvec_capacity(vec, capacity) result(r) bind(C, name='pvec_capacity')
+    function c_pvec_vector_get_capacity(vec, capacity) result(r) bind(C, name='pvec_vector_get_capacity')
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr), value :: vec
       integer(c_int64_t), intent(out) :: capacity
       integer(c_int) :: r
     end function
-    function c_pvec_dim(vec, dim) result(r) bind(C, name='pvec_dim')
+    function c_pvec_vector_get_dim(vec, dim) result(r) bind(C, name='pvec_vector_get_dim')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec
       integer(c_int), intent(out) :: dim
       integer(c_int) :: r
     end function
-    function c_pvec_pos_dtype(vec, dtype) result(r) bind(C, name='pvec_pos_dtype')
+    function c_pvec_vector_get_pos_dtype(vec, dtype) result(r) bind(C, name='pvec_vector_get_pos_dtype')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec
       integer(c_int), intent(out) :: dtype
       integer(c_int) :: r
     end function
     !> lo and hi: addresses of dim doubles each, or c_null_ptr.
-    function c_pvec_domain(vec, lo, hi) result(r) bind(C, name='pvec_domain')
+    function c_pvec_vector_get_domain(vec, lo, hi) result(r) bind(C, name='pvec_vector_get_domain')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec, lo, hi
       integer(c_int) :: r
     end function
-    function c_pvec_boundaries(vec, bc) result(r) bind(C, name='pvec_boundaries')
+    function c_pvec_vector_get_boundaries(vec, bc) result(r) bind(C, name='pvec_vector_get_boundaries')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec, bc
       integer(c_int) :: r
     end function
-    function c_pvec_ghost_width(vec, width) result(r) bind(C, name='pvec_ghost_width')
+    function c_pvec_vector_get_ghost_width(vec, width) result(r) bind(C, name='pvec_vector_get_ghost_width')
       import :: c_int, c_ptr, c_double
       type(c_ptr), value :: vec
       real(c_double), intent(out) :: width
       integer(c_int) :: r
     end function
-    function c_pvec_prop_count(vec, count) result(r) bind(C, name='pvec_prop_count')
+    function c_pvec_vector_get_prop_count(vec, count) result(r) bind(C, name='pvec_vector_get_prop_count')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec
       integer(c_int), intent(out) :: count
       integer(c_int) :: r
     end function
-    function c_pvec_prop_index(vec, name, prop) result(r) bind(C, name='pvec_prop_index')
+    function c_pvec_vector_get_prop_index(vec, name, prop) result(r) bind(C, name='pvec_vector_get_prop_index')
       import :: c_int, c_ptr, c_char
       type(c_ptr), value :: vec
       character(kind=c_char), intent(in) :: name(*)
       integer(c_int), intent(out) :: prop
       integer(c_int) :: r
     end function
-    function c_pvec_vector_backend(vec, backend) result(r) bind(C, name='pvec_vector_backend')
+    function c_pvec_vector_get_backend(vec, backend) result(r) bind(C, name='pvec_vector_get_backend')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec
       integer(c_int), intent(out) :: backend
       integer(c_int) :: r
     end function
-    function c_pvec_vector_device(vec, device) result(r) bind(C, name='pvec_vector_device')
+    function c_pvec_vector_get_device(vec, device) result(r) bind(C, name='pvec_vector_get_device')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec
       integer(c_int), intent(out) :: device
       integer(c_int) :: r
     end function
-    function c_pvec_generation(vec, generation) result(r) bind(C, name='pvec_generation')
+    function c_pvec_vector_get_generation(vec, generation) result(r) bind(C, name='pvec_vector_get_generation')
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr), value :: vec
       integer(c_int64_t), intent(out) :: generation
       integer(c_int) :: r
     end function
-    function c_pvec_reserve(vec, n) result(r) bind(C, name='pvec_reserve')
+    function c_pvec_vector_reserve(vec, n) result(r) bind(C, name='pvec_vector_reserve')
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr), value :: vec
       integer(c_int64_t), value :: n
       integer(c_int) :: r
     end function
-    function c_pvec_resize(vec, n) result(r) bind(C, name='pvec_resize')
+    function c_pvec_vector_resize(vec, n) result(r) bind(C, name='pvec_vector_resize')
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr), value :: vec
       integer(c_int64_t), value :: n
       integer(c_int) :: r
     end function
     !> first: address of an int64 (0-based index) or c_null_ptr.
-    function c_pvec_append(vec, k, first) result(r) bind(C, name='pvec_append')
+    function c_pvec_vector_append(vec, k, first) result(r) bind(C, name='pvec_vector_append')
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr), value :: vec
       integer(c_int64_t), value :: k
@@ -513,27 +514,27 @@ module pvec
       integer(c_int) :: r
     end function
     !> indices: address of count 0-based int64 indices.
-    function c_pvec_remove(vec, indices, count) result(r) bind(C, name='pvec_remove')
+    function c_pvec_vector_remove(vec, indices, count) result(r) bind(C, name='pvec_vector_remove')
       import :: c_int, c_ptr, c_int64_t
       type(c_ptr), value :: vec, indices
       integer(c_int64_t), value :: count
       integer(c_int) :: r
     end function
-    function c_pvec_shrink_to_fit(vec) result(r) bind(C, name='pvec_shrink_to_fit')
+    function c_pvec_vector_shrink_to_fit(vec) result(r) bind(C, name='pvec_vector_shrink_to_fit')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec
       integer(c_int) :: r
     end function
     ! 5. Layout and raw pointers
-    function c_pvec_layout_get(vec, prop, out) result(r) bind(C, name='pvec_layout_get')
+    function c_pvec_vector_get_layout(vec, prop, out) result(r) bind(C, name='pvec_vector_get_layout')
       import :: c_int, c_ptr, pvec_layout
       type(c_ptr), value :: vec
       integer(c_int), value :: prop
       type(pvec_layout), intent(inout) :: out
       integer(c_int) :: r
     end function
-    function c_pvec_layouts_get(vec, props, nprops, out, n_out) result(r) &
-        bind(C, name='pvec_layouts_get')
+    function c_pvec_vector_get_layouts(vec, props, nprops, out, n_out) result(r) &
+        bind(C, name='pvec_vector_get_layouts')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec, props, out
       integer(c_int), value :: nprops, n_out
@@ -551,26 +552,26 @@ module pvec
       integer(c_int), value :: prop
       type(c_ptr) :: r
     end function
-    !> Keeps a mirror's buffer allocated until c_pvec_release (device_mirror 0: host).
-    function c_pvec_retain(vec, prop, device_mirror, out) result(r) bind(C, name='pvec_retain')
+    !> Keeps a mirror's buffer allocated until c_pvec_retention_release (device_mirror 0: host).
+    function c_pvec_vector_retain(vec, prop, device_mirror, out) result(r) bind(C, name='pvec_vector_retain')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec
       integer(c_int), value :: prop, device_mirror
       type(c_ptr), intent(out) :: out
       integer(c_int) :: r
     end function
-    function c_pvec_release(retention) result(r) bind(C, name='pvec_release')
+    function c_pvec_retention_release(retention) result(r) bind(C, name='pvec_retention_release')
       import :: c_int, c_ptr
       type(c_ptr), value :: retention
       integer(c_int) :: r
     end function
     ! 6. Host <-> device transfers (props: address of nprops ints, or c_null_ptr for all)
-    function c_pvec_set_stream(vec, stream) result(r) bind(C, name='pvec_set_stream')
+    function c_pvec_vector_set_stream(vec, stream) result(r) bind(C, name='pvec_vector_set_stream')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec, stream
       integer(c_int) :: r
     end function
-    function c_pvec_get_stream(vec, stream) result(r) bind(C, name='pvec_get_stream')
+    function c_pvec_vector_get_stream(vec, stream) result(r) bind(C, name='pvec_vector_get_stream')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec
       type(c_ptr), intent(out) :: stream
@@ -606,30 +607,30 @@ module pvec
       type(c_ptr), value :: stream
       integer(c_int) :: r
     end function
-    function c_pvec_synchronize(vec) result(r) bind(C, name='pvec_synchronize')
+    function c_pvec_vector_synchronize(vec) result(r) bind(C, name='pvec_vector_synchronize')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec
       integer(c_int) :: r
     end function
     ! 7. Distribution over MPI
-    function c_pvec_comm_rank(vec, rank) result(r) bind(C, name='pvec_comm_rank')
+    function c_pvec_vector_get_rank(vec, rank) result(r) bind(C, name='pvec_vector_get_rank')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec
       integer(c_int), intent(out) :: rank
       integer(c_int) :: r
     end function
-    function c_pvec_comm_size(vec, size) result(r) bind(C, name='pvec_comm_size')
+    function c_pvec_vector_get_nranks(vec, size) result(r) bind(C, name='pvec_vector_get_nranks')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec
       integer(c_int), intent(out) :: size
       integer(c_int) :: r
     end function
-    function c_pvec_subdomain(vec, lo, hi) result(r) bind(C, name='pvec_subdomain')
+    function c_pvec_vector_get_subdomain(vec, lo, hi) result(r) bind(C, name='pvec_vector_get_subdomain')
       import :: c_int, c_ptr
       type(c_ptr), value :: vec, lo, hi
       integer(c_int) :: r
     end function
-    function c_pvec_owner_rank(vec, x, rank) result(r) bind(C, name='pvec_owner_rank')
+    function c_pvec_vector_get_owner_rank(vec, x, rank) result(r) bind(C, name='pvec_vector_get_owner_rank')
       import :: c_int, c_ptr, c_double
       type(c_ptr), value :: vec
       real(c_double), intent(in) :: x(*)
@@ -658,12 +659,12 @@ module pvec
       integer(c_int) :: r
     end function
     ! 8. Diagnostics
-    function c_pvec_memory_stats_get(out) result(r) bind(C, name='pvec_memory_stats_get')
+    function c_pvec_memory_get_stats(out) result(r) bind(C, name='pvec_memory_get_stats')
       import :: c_int, pvec_memory_stats
       type(pvec_memory_stats), intent(inout) :: out
       integer(c_int) :: r
     end function
-    function c_pvec_last_op_stats(vec, out) result(r) bind(C, name='pvec_last_op_stats')
+    function c_pvec_vector_get_op_stats(vec, out) result(r) bind(C, name='pvec_vector_get_op_stats')
       import :: c_int, c_ptr, pvec_op_stats
       type(c_ptr), value :: vec
       type(pvec_op_stats), intent(inout) :: out
@@ -672,13 +673,13 @@ module pvec
     ! 9. Output and restart. Strings are NUL-terminated (trim(s)//c_null_char); keys and
     ! strings of pvec_checkpoint_write are arrays of C pointers (c_loc of NUL-terminated
     ! character arrays), numbers a real(c_double) array, each passed as c_loc or c_null_ptr.
-    function c_pvec_io_has_hdf5(flag) result(r) bind(C, name='pvec_io_has_hdf5')
+    function c_pvec_has_hdf5(flag) result(r) bind(C, name='pvec_has_hdf5')
       import :: c_int
       integer(c_int), intent(out) :: flag
       integer(c_int) :: r
     end function
-    function c_pvec_write_vtk(vec, prefix, step, time, flags) result(r) &
-        bind(C, name='pvec_write_vtk')
+    function c_pvec_vtk_write(vec, prefix, step, time, flags) result(r) &
+        bind(C, name='pvec_vtk_write')
       import :: c_int, c_ptr, c_char, c_int64_t, c_double
       type(c_ptr), value :: vec
       character(kind=c_char), intent(in) :: prefix(*)
@@ -711,8 +712,8 @@ module pvec
       real(c_double), intent(out) :: time
       integer(c_int) :: r
     end function
-    function c_pvec_restart(path, desc, schema, flags, out) result(r) &
-        bind(C, name='pvec_restart')
+    function c_pvec_checkpoint_restart(path, desc, schema, flags, out) result(r) &
+        bind(C, name='pvec_checkpoint_restart')
       import :: c_int, c_ptr, c_char, pvec_vector_desc
       character(kind=c_char), intent(in) :: path(*)
       type(pvec_vector_desc), intent(in) :: desc
@@ -736,7 +737,7 @@ module pvec
       type(c_ptr), value :: list
       integer(c_int) :: r
     end function
-    function c_pvec_cell_list_get(list, out) result(r) bind(C, name='pvec_cell_list_get')
+    function c_pvec_cell_list_get_info(list, out) result(r) bind(C, name='pvec_cell_list_get_info')
       import :: c_int, c_ptr, pvec_cell_list_info
       type(c_ptr), value :: list
       type(pvec_cell_list_info), intent(inout) :: out
@@ -748,7 +749,7 @@ module pvec
       integer(c_int) :: r
     end function
     !> moved: address of an int, or c_null_ptr.
-    function c_pvec_sort(vec, cell_width, flags, moved) result(r) bind(C, name='pvec_sort')
+    function c_pvec_vector_sort(vec, cell_width, flags, moved) result(r) bind(C, name='pvec_vector_sort')
       import :: c_int, c_ptr, c_double
       type(c_ptr), value :: vec
       real(c_double), value :: cell_width
@@ -770,7 +771,7 @@ module pvec
       type(c_ptr), value :: list
       integer(c_int) :: r
     end function
-    function c_pvec_verlet_get(list, out) result(r) bind(C, name='pvec_verlet_get')
+    function c_pvec_verlet_get_info(list, out) result(r) bind(C, name='pvec_verlet_get_info')
       import :: c_int, c_ptr, pvec_verlet_info
       type(c_ptr), value :: list
       type(pvec_verlet_info), intent(inout) :: out
@@ -801,23 +802,24 @@ module pvec
   public :: pvec_init, pvec_finalize, pvec_initialized, pvec_cuda_device_count
   public :: pvec_dtype_size, pvec_dtype_name
   public :: pvec_schema_create, pvec_schema_destroy, pvec_schema_add, pvec_schema_add_scalar
-  public :: pvec_schema_add_vector, pvec_schema_add_tensor, pvec_schema_count
+  public :: pvec_schema_add_vector, pvec_schema_add_tensor, pvec_schema_get_count
   public :: pvec_vector_desc_init, pvec_vector_desc_set_comm, pvec_vector_create
   public :: pvec_vector_destroy
-  public :: pvec_size, pvec_ghost_size, pvec_capacity, pvec_dim, pvec_pos_dtype, pvec_domain
-  public :: pvec_boundaries, pvec_ghost_width, pvec_prop_count, pvec_prop_index
-  public :: pvec_vector_backend, pvec_vector_device, pvec_generation
-  public :: pvec_reserve, pvec_resize, pvec_append, pvec_remove, pvec_shrink_to_fit
-  public :: pvec_layout_get, pvec_host_ptr, pvec_device_ptr, pvec_host_view
-  public :: pvec_set_stream, pvec_get_stream, pvec_host_to_device, pvec_device_to_host
-  public :: pvec_host_to_device_async, pvec_device_to_host_async, pvec_synchronize
-  public :: pvec_comm_rank, pvec_comm_size, pvec_subdomain, pvec_owner_rank
-  public :: pvec_map, pvec_ghost_get, pvec_ghost_put, pvec_memory_stats_get
-  public :: pvec_last_op_stats
+  public :: pvec_vector_get_size, pvec_vector_get_ghost_size, pvec_vector_get_capacity
+  public :: pvec_vector_get_dim, pvec_vector_get_pos_dtype, pvec_vector_get_domain
+  public :: pvec_vector_get_boundaries, pvec_vector_get_ghost_width, pvec_vector_get_prop_count, pvec_vector_get_prop_index
+  public :: pvec_vector_get_backend, pvec_vector_get_device, pvec_vector_get_generation
+  public :: pvec_vector_reserve, pvec_vector_resize, pvec_vector_append, pvec_vector_remove, pvec_vector_shrink_to_fit
+  public :: pvec_vector_get_layout, pvec_host_ptr, pvec_device_ptr, pvec_host_view
+  public :: pvec_vector_set_stream, pvec_vector_get_stream, pvec_host_to_device, pvec_device_to_host
+  public :: pvec_host_to_device_async, pvec_device_to_host_async, pvec_vector_synchronize
+  public :: pvec_vector_get_rank, pvec_vector_get_nranks, pvec_vector_get_subdomain, pvec_vector_get_owner_rank
+  public :: pvec_map, pvec_ghost_get, pvec_ghost_put, pvec_memory_get_stats
+  public :: pvec_vector_get_op_stats
   public :: pvec_c_handle, pvec_vector_from_c, pvec_schema_from_c
-  public :: pvec_cell_list_create, pvec_cell_list_build, pvec_cell_list_get
-  public :: pvec_cell_list_destroy, pvec_cell_list_arrays, pvec_sort
-  public :: pvec_verlet_create, pvec_verlet_build, pvec_verlet_get, pvec_verlet_check
+  public :: pvec_cell_list_create, pvec_cell_list_build, pvec_cell_list_get_info
+  public :: pvec_cell_list_destroy, pvec_cell_list_arrays, pvec_vector_sort
+  public :: pvec_verlet_create, pvec_verlet_build, pvec_verlet_get_info, pvec_verlet_check
   public :: pvec_verlet_destroy, pvec_verlet_arrays
 
   !> pvec_c_handle(vec) / pvec_c_handle(schema) / pvec_c_handle(list): the C handle
@@ -831,26 +833,26 @@ module pvec
   !> Every size, count and particle index, given or returned, is a default integer
   !> (integer(c_int32_t)) or an integer(c_int64_t), in any combination: one specific per
   !> combination. A returned value too large for a default integer gives PVEC_ERROR_OVERFLOW.
-  interface pvec_reserve
+  interface pvec_vector_reserve
     module procedure reserve_i64, reserve_i32
   end interface
-  interface pvec_resize
+  interface pvec_vector_resize
     module procedure resize_i64, resize_i32
   end interface
-  !> pvec_append(vec, k [, first] [, stat]): k and first each of either kind.
-  interface pvec_append
+  !> pvec_vector_append(vec, k [, first] [, stat]): k and first each of either kind.
+  interface pvec_vector_append
     module procedure append_i64, append_i64_f32, append_i32, append_i32_f64
   end interface
-  interface pvec_remove
+  interface pvec_vector_remove
     module procedure remove_i64, remove_i32
   end interface
-  interface pvec_size
+  interface pvec_vector_get_size
     module procedure size_i64, size_i32
   end interface
-  interface pvec_ghost_size
+  interface pvec_vector_get_ghost_size
     module procedure ghost_size_i64, ghost_size_i32
   end interface
-  interface pvec_capacity
+  interface pvec_vector_get_capacity
     module procedure capacity_i64, capacity_i32
   end interface
   interface pvec_map
@@ -1272,17 +1274,17 @@ contains
   end subroutine add_tensor_i64_i32
 
   !> Number of properties declared so far.
-  subroutine pvec_schema_count(schema, count, stat, errmsg)
+  subroutine pvec_schema_get_count(schema, count, stat, errmsg)
     type(pvec_schema), intent(in) :: schema
     integer, intent(out) :: count
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: c, st
     c = 0
-    st = c_pvec_schema_count(schema%h, c)
+    st = c_pvec_schema_get_count(schema%h, c)
     count = c
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_schema_count
+  end subroutine pvec_schema_get_count
 
   ! ================================================================================================
   ! 4. Vectors
@@ -1338,7 +1340,7 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     n_local = 0
-    call finish_c(c_pvec_size(vec%h, n_local), stat, errmsg)
+    call finish_c(c_pvec_vector_get_size(vec%h, n_local), stat, errmsg)
   end subroutine size_i64
   subroutine size_i32(vec, n_local, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
@@ -1348,8 +1350,8 @@ contains
     integer(c_int64_t) :: n
     integer(c_int) :: st
     n = 0
-    st = c_pvec_size(vec%h, n)
-    call finish_narrow(st, n, n_local, 'pvec_size', stat, errmsg)
+    st = c_pvec_vector_get_size(vec%h, n)
+    call finish_narrow(st, n, n_local, 'pvec_vector_get_size', stat, errmsg)
   end subroutine size_i32
 
   !> Number of ghosts (stored after the local particles).
@@ -1359,7 +1361,7 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     n_ghost = 0
-    call finish_c(c_pvec_ghost_size(vec%h, n_ghost), stat, errmsg)
+    call finish_c(c_pvec_vector_get_ghost_size(vec%h, n_ghost), stat, errmsg)
   end subroutine ghost_size_i64
   subroutine ghost_size_i32(vec, n_ghost, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
@@ -1369,8 +1371,8 @@ contains
     integer(c_int64_t) :: n
     integer(c_int) :: st
     n = 0
-    st = c_pvec_ghost_size(vec%h, n)
-    call finish_narrow(st, n, n_ghost, 'pvec_ghost_size', stat, errmsg)
+    st = c_pvec_vector_get_ghost_size(vec%h, n)
+    call finish_narrow(st, n, n_ghost, 'pvec_vector_get_ghost_size', stat, errmsg)
   end subroutine ghost_size_i32
 
   !> Capacity C: the leading dimension of every view.
@@ -1380,7 +1382,7 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     capacity = 0
-    call finish_c(c_pvec_capacity(vec%h, capacity), stat, errmsg)
+    call finish_c(c_pvec_vector_get_capacity(vec%h, capacity), stat, errmsg)
   end subroutine capacity_i64
   subroutine capacity_i32(vec, capacity, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
@@ -1390,35 +1392,35 @@ contains
     integer(c_int64_t) :: n
     integer(c_int) :: st
     n = 0
-    st = c_pvec_capacity(vec%h, n)
-    call finish_narrow(st, n, capacity, 'pvec_capacity', stat, errmsg)
+    st = c_pvec_vector_get_capacity(vec%h, n)
+    call finish_narrow(st, n, capacity, 'pvec_vector_get_capacity', stat, errmsg)
   end subroutine capacity_i32
 
   !> Space dimension.
-  subroutine pvec_dim(vec, dim, stat, errmsg)
+  subroutine pvec_vector_get_dim(vec, dim, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: dim
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: d, st
     d = 0
-    st = c_pvec_dim(vec%h, d)
+    st = c_pvec_vector_get_dim(vec%h, d)
     dim = d
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_dim
+  end subroutine pvec_vector_get_dim
 
   !> Position dtype (PVEC_FLOAT32 or PVEC_FLOAT64).
-  subroutine pvec_pos_dtype(vec, dtype, stat, errmsg)
+  subroutine pvec_vector_get_pos_dtype(vec, dtype, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: dtype
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: d, st
     d = 0
-    st = c_pvec_pos_dtype(vec%h, d)
+    st = c_pvec_vector_get_pos_dtype(vec%h, d)
     dtype = d
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_pos_dtype
+  end subroutine pvec_vector_get_pos_dtype
 
   !> Checks that each present array holds at least dim values; 0 or a status.
   function check_dim_arrays(vec, where, stat_st, a, b) result(dim)
@@ -1429,7 +1431,7 @@ contains
     integer(c_int) :: dim
     if (allocated(fortran_error)) deallocate (fortran_error)
     dim = 0
-    stat_st = c_pvec_dim(vec%h, dim)
+    stat_st = c_pvec_vector_get_dim(vec%h, dim)
     if (stat_st /= PVEC_SUCCESS) return
     if (present(a)) then
       if (size(a) < dim) stat_st = PVEC_ERROR_INVALID_ARGUMENT
@@ -1442,24 +1444,24 @@ contains
   end function check_dim_arrays
 
   !> Domain box: lo(1:dim) and hi(1:dim) (each optional; arrays of at least dim values).
-  subroutine pvec_domain(vec, lo, hi, stat, errmsg)
+  subroutine pvec_vector_get_domain(vec, lo, hi, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     real(c_double), intent(inout), optional, target :: lo(:), hi(:)
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call box_query(vec, 'pvec_domain', .false., lo, hi, stat, errmsg)
-  end subroutine pvec_domain
+    call box_query(vec, 'pvec_vector_get_domain', .false., lo, hi, stat, errmsg)
+  end subroutine pvec_vector_get_domain
 
   !> This rank's subdomain: lo(1:dim), hi(1:dim) (each optional).
-  subroutine pvec_subdomain(vec, lo, hi, stat, errmsg)
+  subroutine pvec_vector_get_subdomain(vec, lo, hi, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     real(c_double), intent(inout), optional, target :: lo(:), hi(:)
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call box_query(vec, 'pvec_subdomain', .true., lo, hi, stat, errmsg)
-  end subroutine pvec_subdomain
+    call box_query(vec, 'pvec_vector_get_subdomain', .true., lo, hi, stat, errmsg)
+  end subroutine pvec_vector_get_subdomain
 
-  !> Shared body of pvec_domain and pvec_subdomain (C fills dim values through plain pointers,
+  !> Shared body of pvec_vector_get_domain and pvec_vector_get_subdomain (C fills dim values through plain pointers,
   !> so the arrays are copied through contiguous buffers).
   subroutine box_query(vec, where, sub, lo, hi, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
@@ -1481,9 +1483,9 @@ contains
     if (present(lo)) plo = c_loc(blo)
     if (present(hi)) phi = c_loc(bhi)
     if (sub) then
-      st = c_pvec_subdomain(vec%h, plo, phi)
+      st = c_pvec_vector_get_subdomain(vec%h, plo, phi)
     else
-      st = c_pvec_domain(vec%h, plo, phi)
+      st = c_pvec_vector_get_domain(vec%h, plo, phi)
     end if
     if (st == PVEC_SUCCESS .and. present(lo)) lo(1:dim) = blo(1:dim)
     if (st == PVEC_SUCCESS .and. present(hi)) hi(1:dim) = bhi(1:dim)
@@ -1491,7 +1493,7 @@ contains
   end subroutine box_query
 
   !> Boundary conditions: bc(1:dim) receives PVEC_PERIODIC / PVEC_NON_PERIODIC.
-  subroutine pvec_boundaries(vec, bc, stat, errmsg)
+  subroutine pvec_vector_get_boundaries(vec, bc, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(inout) :: bc(:)
     integer, intent(out), optional :: stat
@@ -1499,42 +1501,42 @@ contains
     integer(c_int), target :: b(PVEC_MAX_DIM)
     integer(c_int) :: st, dim
     dim = 0
-    st = c_pvec_dim(vec%h, dim)
+    st = c_pvec_vector_get_dim(vec%h, dim)
     if (st == PVEC_SUCCESS .and. size(bc) < dim) then
-      call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_boundaries: bc must hold dim = '// &
+      call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_vector_get_boundaries: bc must hold dim = '// &
                     itoa(int(dim, c_int64_t))//' values', stat, errmsg)
       return
     end if
-    if (st == PVEC_SUCCESS) st = c_pvec_boundaries(vec%h, c_loc(b))
+    if (st == PVEC_SUCCESS) st = c_pvec_vector_get_boundaries(vec%h, c_loc(b))
     if (st == PVEC_SUCCESS) bc(1:dim) = b(1:dim)
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_boundaries
+  end subroutine pvec_vector_get_boundaries
 
   !> Ghost width given at creation.
-  subroutine pvec_ghost_width(vec, width, stat, errmsg)
+  subroutine pvec_vector_get_ghost_width(vec, width, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     real(c_double), intent(out) :: width
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     width = 0
-    call finish_c(c_pvec_ghost_width(vec%h, width), stat, errmsg)
-  end subroutine pvec_ghost_width
+    call finish_c(c_pvec_vector_get_ghost_width(vec%h, width), stat, errmsg)
+  end subroutine pvec_vector_get_ghost_width
 
   !> Number of properties (positions not counted).
-  subroutine pvec_prop_count(vec, count, stat, errmsg)
+  subroutine pvec_vector_get_prop_count(vec, count, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: count
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: c, st
     c = 0
-    st = c_pvec_prop_count(vec%h, c)
+    st = c_pvec_vector_get_prop_count(vec%h, c)
     count = c
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_prop_count
+  end subroutine pvec_vector_get_prop_count
 
   !> Index of the property called name (PVEC_POS for "pos").
-  subroutine pvec_prop_index(vec, name, prop, stat, errmsg)
+  subroutine pvec_vector_get_prop_index(vec, name, prop, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     character(*), intent(in) :: name
     integer, intent(out) :: prop
@@ -1542,46 +1544,46 @@ contains
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: p, st
     p = 0
-    st = c_pvec_prop_index(vec%h, c_str(name), p)
+    st = c_pvec_vector_get_prop_index(vec%h, c_str(name), p)
     prop = p
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_prop_index
+  end subroutine pvec_vector_get_prop_index
 
   !> Backend in use: PVEC_BACKEND_HOST or PVEC_BACKEND_CUDA.
-  subroutine pvec_vector_backend(vec, backend, stat, errmsg)
+  subroutine pvec_vector_get_backend(vec, backend, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: backend
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: b, st
     b = 0
-    st = c_pvec_vector_backend(vec%h, b)
+    st = c_pvec_vector_get_backend(vec%h, b)
     backend = b
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_vector_backend
+  end subroutine pvec_vector_get_backend
 
   !> CUDA device ordinal of the device mirror, or -1 with the host backend.
-  subroutine pvec_vector_device(vec, device, stat, errmsg)
+  subroutine pvec_vector_get_device(vec, device, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: device
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: d, st
     d = -1
-    st = c_pvec_vector_device(vec%h, d)
+    st = c_pvec_vector_get_device(vec%h, d)
     device = d
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_vector_device
+  end subroutine pvec_vector_get_device
 
   !> Generation counter: changes whenever views and pointers of the vector become invalid.
-  subroutine pvec_generation(vec, generation, stat, errmsg)
+  subroutine pvec_vector_get_generation(vec, generation, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int64_t), intent(out) :: generation
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     generation = 0
-    call finish_c(c_pvec_generation(vec%h, generation), stat, errmsg)
-  end subroutine pvec_generation
+    call finish_c(c_pvec_vector_get_generation(vec%h, generation), stat, errmsg)
+  end subroutine pvec_vector_get_generation
 
   !> Make capacity >= n. Invalidates views when it reallocates.
   subroutine reserve_i64(vec, n, stat, errmsg)
@@ -1589,7 +1591,7 @@ contains
     integer(c_int64_t), intent(in) :: n
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call finish_c(c_pvec_reserve(vec%h, n), stat, errmsg)
+    call finish_c(c_pvec_vector_reserve(vec%h, n), stat, errmsg)
   end subroutine reserve_i64
   subroutine reserve_i32(vec, n, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
@@ -1605,7 +1607,7 @@ contains
     integer(c_int64_t), intent(in) :: n
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call finish_c(c_pvec_resize(vec%h, n), stat, errmsg)
+    call finish_c(c_pvec_vector_resize(vec%h, n), stat, errmsg)
   end subroutine resize_i64
   subroutine resize_i32(vec, n, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
@@ -1626,7 +1628,7 @@ contains
     integer(c_int64_t), target :: f
     integer(c_int) :: st
     f = -1
-    st = c_pvec_append(vec%h, k, c_loc(f))
+    st = c_pvec_vector_append(vec%h, k, c_loc(f))
     if (present(first)) first = f + 1
     call finish_c(st, stat, errmsg)
   end subroutine append_i64
@@ -1642,9 +1644,9 @@ contains
     integer(c_int) :: st
     first = 0
     n = 0
-    st = c_pvec_size(vec%h, n)
+    st = c_pvec_vector_get_size(vec%h, n)
     if (st == PVEC_SUCCESS .and. n + 1 > huge(first)) then
-      call finish_f(PVEC_ERROR_OVERFLOW, 'pvec_append: the first new particle would be '// &
+      call finish_f(PVEC_ERROR_OVERFLOW, 'pvec_vector_append: the first new particle would be '// &
                     itoa(n + 1)//', beyond a default integer: pass first as an '// &
                     'integer(c_int64_t)', stat, errmsg)
       return
@@ -1684,9 +1686,9 @@ contains
     allocate (idx(size(indices)))
     idx = indices - 1
     if (size(idx) == 0) then
-      call finish_c(c_pvec_remove(vec%h, c_null_ptr, 0_c_int64_t), stat, errmsg)
+      call finish_c(c_pvec_vector_remove(vec%h, c_null_ptr, 0_c_int64_t), stat, errmsg)
     else
-      call finish_c(c_pvec_remove(vec%h, c_loc(idx), size(idx, kind=c_int64_t)), stat, errmsg)
+      call finish_c(c_pvec_vector_remove(vec%h, c_loc(idx), size(idx, kind=c_int64_t)), stat, errmsg)
     end if
   end subroutine remove_i64
   subroutine remove_i32(vec, indices, stat, errmsg)
@@ -1698,12 +1700,12 @@ contains
   end subroutine remove_i32
 
   !> Reduce the capacity to the local size rounded up to 64. Invalidates views.
-  subroutine pvec_shrink_to_fit(vec, stat, errmsg)
+  subroutine pvec_vector_shrink_to_fit(vec, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call finish_c(c_pvec_shrink_to_fit(vec%h), stat, errmsg)
-  end subroutine pvec_shrink_to_fit
+    call finish_c(c_pvec_vector_shrink_to_fit(vec%h), stat, errmsg)
+  end subroutine pvec_vector_shrink_to_fit
 
   ! ================================================================================================
   ! 5. Layout, raw pointers and host views
@@ -1711,15 +1713,15 @@ contains
 
   !> Everything about property prop (or PVEC_POS): dtype, shape, capacity, strides, sizes,
   !> generation and both pointers.
-  subroutine pvec_layout_get(vec, prop, layout, stat, errmsg)
+  subroutine pvec_vector_get_layout(vec, prop, layout, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer(c_int), intent(in) :: prop
     type(pvec_layout), intent(out) :: layout
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     layout%struct_size = c_sizeof(layout)
-    call finish_c(c_pvec_layout_get(vec%h, prop, layout), stat, errmsg)
-  end subroutine pvec_layout_get
+    call finish_c(c_pvec_vector_get_layout(vec%h, prop, layout), stat, errmsg)
+  end subroutine pvec_vector_get_layout
 
   !> Host mirror of property prop (or PVEC_POS): element (i, c) at index c*C + i (0-based).
   !> c_null_ptr on failure (with stat present).
@@ -1763,7 +1765,7 @@ contains
     end if
     msg = pvec_c_string(c_pvec_last_error())
     lay%struct_size = c_sizeof(lay)
-    st = c_pvec_layout_get(vec%h, prop, lay)
+    st = c_pvec_vector_get_layout(vec%h, prop, lay)
     if (st == PVEC_SUCCESS) st = PVEC_ERROR_INTERNAL
     call finish_f(st, msg, stat, errmsg)
   end subroutine finish_pointer
@@ -1782,7 +1784,7 @@ contains
     shp = 0
     if (allocated(fortran_error)) deallocate (fortran_error)
     lay%struct_size = c_sizeof(lay)
-    st = c_pvec_layout_get(vec%h, prop, lay)
+    st = c_pvec_vector_get_layout(vec%h, prop, lay)
     if (st /= PVEC_SUCCESS) return
     what = "pvec_host_view: property "//itoa(int(prop, c_int64_t))//" ('"// &
            pvec_c_string(lay%name)//"')"
@@ -1991,23 +1993,23 @@ contains
   ! ================================================================================================
 
   !> Set the CUDA stream (a cudaStream_t as type(c_ptr); c_null_ptr = default stream).
-  subroutine pvec_set_stream(vec, stream, stat, errmsg)
+  subroutine pvec_vector_set_stream(vec, stream, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     type(c_ptr), intent(in) :: stream
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call finish_c(c_pvec_set_stream(vec%h, stream), stat, errmsg)
-  end subroutine pvec_set_stream
+    call finish_c(c_pvec_vector_set_stream(vec%h, stream), stat, errmsg)
+  end subroutine pvec_vector_set_stream
 
   !> The vector's CUDA stream.
-  subroutine pvec_get_stream(vec, stream, stat, errmsg)
+  subroutine pvec_vector_get_stream(vec, stream, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     type(c_ptr), intent(out) :: stream
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     stream = c_null_ptr
-    call finish_c(c_pvec_get_stream(vec%h, stream), stat, errmsg)
-  end subroutine pvec_get_stream
+    call finish_c(c_pvec_vector_get_stream(vec%h, stream), stat, errmsg)
+  end subroutine pvec_vector_get_stream
 
   !> The (props, nprops) pair of C: absent props means all properties and the positions.
   subroutine props_arg(props, buf, p, n)
@@ -2081,45 +2083,45 @@ contains
   end subroutine pvec_device_to_host_async
 
   !> Wait for all work pvec ordered on the vector's stream.
-  subroutine pvec_synchronize(vec, stat, errmsg)
+  subroutine pvec_vector_synchronize(vec, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    call finish_c(c_pvec_synchronize(vec%h), stat, errmsg)
-  end subroutine pvec_synchronize
+    call finish_c(c_pvec_vector_synchronize(vec%h), stat, errmsg)
+  end subroutine pvec_vector_synchronize
 
   ! ================================================================================================
   ! 7. Distribution over MPI
   ! ================================================================================================
 
   !> This process's rank in the vector's communicator (0-based, as MPI's).
-  subroutine pvec_comm_rank(vec, rank, stat, errmsg)
+  subroutine pvec_vector_get_rank(vec, rank, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: rank
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: r, st
     r = -1
-    st = c_pvec_comm_rank(vec%h, r)
+    st = c_pvec_vector_get_rank(vec%h, r)
     rank = r
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_comm_rank
+  end subroutine pvec_vector_get_rank
 
   !> Number of ranks of the vector's communicator.
-  subroutine pvec_comm_size(vec, size, stat, errmsg)
+  subroutine pvec_vector_get_nranks(vec, size, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     integer, intent(out) :: size
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: s, st
     s = 0
-    st = c_pvec_comm_size(vec%h, s)
+    st = c_pvec_vector_get_nranks(vec%h, s)
     size = s
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_comm_size
+  end subroutine pvec_vector_get_nranks
 
   !> Rank (0-based) owning point x(1:dim).
-  subroutine pvec_owner_rank(vec, x, rank, stat, errmsg)
+  subroutine pvec_vector_get_owner_rank(vec, x, rank, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     real(c_double), intent(in) :: x(:)
     integer, intent(out) :: rank
@@ -2127,7 +2129,7 @@ contains
     character(*), intent(inout), optional :: errmsg
     real(c_double) :: buf(PVEC_MAX_DIM)
     integer(c_int) :: r, st, dim
-    dim = check_dim_arrays(vec, 'pvec_owner_rank', st, x)
+    dim = check_dim_arrays(vec, 'pvec_vector_get_owner_rank', st, x)
     rank = -1
     if (st /= PVEC_SUCCESS) then
       call finish(st, stat, errmsg)
@@ -2136,10 +2138,10 @@ contains
     buf = 0
     buf(1:dim) = x(1:dim)
     r = -1
-    st = c_pvec_owner_rank(vec%h, buf, r)
+    st = c_pvec_vector_get_owner_rank(vec%h, buf, r)
     rank = r
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_owner_rank
+  end subroutine pvec_vector_get_owner_rank
 
   !> Send every particle to the rank owning its position (collective; invalidates views).
   !> flags: PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE. n_removed: global count removed.
@@ -2215,27 +2217,27 @@ contains
   ! ================================================================================================
 
   !> Process-wide accounting of pvec's allocations.
-  subroutine pvec_memory_stats_get(stats, stat, errmsg)
+  subroutine pvec_memory_get_stats(stats, stat, errmsg)
     type(pvec_memory_stats), intent(out) :: stats
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     stats%struct_size = c_sizeof(stats)
-    call finish_c(c_pvec_memory_stats_get(stats), stat, errmsg)
-  end subroutine pvec_memory_stats_get
+    call finish_c(c_pvec_memory_get_stats(stats), stat, errmsg)
+  end subroutine pvec_memory_get_stats
 
   !> Figures of the last distribution call on vec (zeros before the first).
-  subroutine pvec_last_op_stats(vec, stats, stat, errmsg)
+  subroutine pvec_vector_get_op_stats(vec, stats, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     type(pvec_op_stats), intent(out) :: stats
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     stats%struct_size = c_sizeof(stats)
-    call finish_c(c_pvec_last_op_stats(vec%h, stats), stat, errmsg)
-  end subroutine pvec_last_op_stats
+    call finish_c(c_pvec_vector_get_op_stats(vec%h, stats), stat, errmsg)
+  end subroutine pvec_vector_get_op_stats
 
   ! ================================================================================================
   ! 10. Neighbour search (pvec.h section 10; docs/fortran.md). Local calls, except
-  ! pvec_verlet_check (collective). A list is stale after pvec_map, pvec_sort (when rows moved),
+  ! pvec_verlet_check (collective). A list is stale after pvec_map, pvec_vector_sort (when rows moved),
   ! pvec_ghost_get without PVEC_GHOST_REUSE_PLAN and any change of the particles: the _get and
   ! _arrays calls then give PVEC_ERROR_STATE until the list is rebuilt. Arrays obtained from a
   ! list are valid until it is rebuilt or destroyed. Rows in the arrays are 0-based C values:
@@ -2276,14 +2278,14 @@ contains
   end subroutine pvec_cell_list_build
 
   !> The list's geometry and array pointers. PVEC_ERROR_STATE when stale.
-  subroutine pvec_cell_list_get(list, info, stat, errmsg)
+  subroutine pvec_cell_list_get_info(list, info, stat, errmsg)
     type(pvec_cell_list), intent(in) :: list
     type(pvec_cell_list_info), intent(out) :: info
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     info%struct_size = c_sizeof(info)
-    call finish_c(c_pvec_cell_list_get(list%h, info), stat, errmsg)
-  end subroutine pvec_cell_list_get
+    call finish_c(c_pvec_cell_list_get_info(list%h, info), stat, errmsg)
+  end subroutine pvec_cell_list_get_info
 
   !> Free the list; list becomes the NULL handle.
   subroutine pvec_cell_list_destroy(list, stat, errmsg)
@@ -2302,7 +2304,7 @@ contains
   !>   do e = cell_offsets(c+1) + 1, cell_offsets(c+2);  i = cell_particles(e) + 1
   !> A list whose arrays are CUDA memory (info%on_device /= 0: built with PVEC_ON_DEVICE on the
   !> CUDA backend) gives PVEC_ERROR_INVALID_ARGUMENT: use the type(c_ptr) fields of
-  !> pvec_cell_list_get in CUDA Fortran or OpenACC. A stale list gives STATE.
+  !> pvec_cell_list_get_info in CUDA Fortran or OpenACC. A stale list gives STATE.
   subroutine pvec_cell_list_arrays(list, cell_offsets, cell_particles, local_offsets, info, &
                                    stat, errmsg)
     type(pvec_cell_list), intent(in) :: list
@@ -2318,7 +2320,7 @@ contains
     cell_particles => null()
     if (present(local_offsets)) local_offsets => null()
     i%struct_size = c_sizeof(i)
-    st = c_pvec_cell_list_get(list%h, i)
+    st = c_pvec_cell_list_get_info(list%h, i)
     if (present(info)) info = i
     if (st /= PVEC_SUCCESS) then
       call finish_c(st, stat, errmsg)
@@ -2326,7 +2328,7 @@ contains
     end if
     if (i%on_device /= 0) then
       call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_cell_list_arrays: the arrays are CUDA '// &
-                    'memory: use the device pointers of pvec_cell_list_get', &
+                    'memory: use the device pointers of pvec_cell_list_get_info', &
                     stat, errmsg)
       return
     end if
@@ -2350,7 +2352,7 @@ contains
   !> forgotten), .false. when already in cell order. Local. Errors: PVEC_ERROR_INVALID_ARGUMENT
   !> (cell_width not positive and finite, unknown flags, a NaN position), NOT_SUPPORTED; the
   !> vector is unchanged then.
-  subroutine pvec_sort(vec, cell_width, flags, moved, stat, errmsg)
+  subroutine pvec_vector_sort(vec, cell_width, flags, moved, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     real(c_double), intent(in) :: cell_width
     integer, intent(in), optional :: flags
@@ -2362,10 +2364,10 @@ contains
     f = 0
     if (present(flags)) f = int(flags, c_int)
     m = 0
-    st = c_pvec_sort(vec%h, cell_width, f, c_loc(m))
+    st = c_pvec_vector_sort(vec%h, cell_width, f, c_loc(m))
     if (present(moved)) moved = m /= 0
     call finish_c(st, stat, errmsg)
-  end subroutine pvec_sort
+  end subroutine pvec_vector_sort
 
   !> Build a Verlet list of the local particles over local and ghost rows: the pairs closer
   !> than cutoff + skin (at most the ghost width), from cells_per_cutoff (default 1) cells per
@@ -2402,14 +2404,14 @@ contains
   end subroutine pvec_verlet_build
 
   !> The list's sizes and array pointers. PVEC_ERROR_STATE when stale.
-  subroutine pvec_verlet_get(list, info, stat, errmsg)
+  subroutine pvec_verlet_get_info(list, info, stat, errmsg)
     type(pvec_verlet), intent(in) :: list
     type(pvec_verlet_info), intent(out) :: info
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     info%struct_size = c_sizeof(info)
-    call finish_c(c_pvec_verlet_get(list%h, info), stat, errmsg)
-  end subroutine pvec_verlet_get
+    call finish_c(c_pvec_verlet_get_info(list%h, info), stat, errmsg)
+  end subroutine pvec_verlet_get_info
 
   !> rebuild = .true. when some local particle on some rank moved more than skin / 2 since the
   !> build, or the list is stale. Collective: the same answer on every rank.
@@ -2442,7 +2444,7 @@ contains
   !>   do e = offsets(i) + 1, offsets(i+1);  j = neighbors(e) + 1;  ...  end do
   !> (j > n_local: a ghost). A list whose arrays are CUDA memory (info%on_device /= 0: built
   !> with PVEC_ON_DEVICE on the CUDA backend) gives PVEC_ERROR_INVALID_ARGUMENT: use the
-  !> type(c_ptr) fields of pvec_verlet_get. A stale list gives STATE.
+  !> type(c_ptr) fields of pvec_verlet_get_info. A stale list gives STATE.
   subroutine pvec_verlet_arrays(list, offsets, neighbors, info, stat, errmsg)
     type(pvec_verlet), intent(in) :: list
     integer(c_int64_t), pointer, intent(out) :: offsets(:)
@@ -2456,7 +2458,7 @@ contains
     offsets => null()
     neighbors => null()
     i%struct_size = c_sizeof(i)
-    st = c_pvec_verlet_get(list%h, i)
+    st = c_pvec_verlet_get_info(list%h, i)
     if (present(info)) info = i
     if (st /= PVEC_SUCCESS) then
       call finish_c(st, stat, errmsg)
@@ -2464,7 +2466,7 @@ contains
     end if
     if (i%on_device /= 0) then
       call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_verlet_arrays: the arrays are CUDA '// &
-                    'memory: use the device pointers of pvec_verlet_get', &
+                    'memory: use the device pointers of pvec_verlet_get_info', &
                     stat, errmsg)
       return
     end if

@@ -12,16 +12,16 @@
 // energy excursion while particles first collide is not the integrator's drift).
 // --float32: positions, velocities and forces in float32 (default float64). --full: a full
 // Verlet list (every pair twice, no ghost_put) instead of a half list. --sort: the order of
-// the rebuilds' pvec_sort (default morton; halo: PVEC_SORT_HALO_FIRST, which speeds up the
+// the rebuilds' pvec_vector_sort (default morton; halo: PVEC_SORT_HALO_FIRST, which speeds up the
 // ghost exchanges of the host path). --quiet: no energy table.
 //
 // Each step: half kick and drift; pvec_verlet_check (collective: did any particle move more
-// than skin/2 since the list was built?); if so a rebuild (pvec_map, pvec_sort by cells,
+// than skin/2 since the list was built?); if so a rebuild (pvec_map, pvec_vector_sort by cells,
 // ghost_get with a new plan, pvec_verlet_build), else ghost_get replaying the plan
 // (PVEC_GHOST_REUSE_PLAN: the same ghosts at their new positions); forces from the list; with
 // the half list pvec_ghost_put(ADD) of the forces the ghosts collected; the second half
 // kick. With the CUDA backend every kernel runs on the device mirror (raw pointers from
-// pvec_layouts_get), without a GPU the same functors run as loops over the host mirror.
+// pvec_vector_get_layouts), without a GPU the same functors run as loops over the host mirror.
 //
 // It checks itself and exits non-zero on failure: forces at step 0 against a brute-force
 // sum over periodic images, total momentum, and the relative drift of the total energy.
@@ -55,7 +55,7 @@ struct Options {
   std::int64_t cells = 8;
   int steps = 1000;
   bool f32 = false, full = false, quiet = false;
-  unsigned sort = PVEC_SORT_MORTON;  // --sort morton|rowmajor|halo: pvec_sort's order
+  unsigned sort = PVEC_SORT_MORTON;  // --sort morton|rowmajor|halo: pvec_vector_sort's order
   // Initial temperature. The fcc start at 1.44 melts and settles near T = 0.72, the standard
   // LJ liquid (as LAMMPS's LJ benchmark starts it); a start at 0.72 stays a solid near 0.39.
   double t0 = 1.44;
@@ -104,16 +104,16 @@ class Simulation {
     desc.n_particles = n_total_;
     CHECK(pvec_vector_create(&desc, schema, &vec_));
     CHECK(pvec_schema_destroy(schema));
-    CHECK(pvec_comm_rank(vec_, &rank_));
-    CHECK(pvec_comm_size(vec_, &size_));
+    CHECK(pvec_vector_get_rank(vec_, &rank_));
+    CHECK(pvec_vector_get_nranks(vec_, &size_));
     pvec_backend backend;
-    CHECK(pvec_vector_backend(vec_, &backend));
+    CHECK(pvec_vector_get_backend(vec_, &backend));
     gpu_ = backend == PVEC_BACKEND_CUDA;
     on_ = gpu_ ? static_cast<unsigned>(PVEC_ON_DEVICE) : 0u;
 #if defined(__CUDACC__)
     if (gpu_) {  // our runtime launches on the device pvec's runtime chose (pvec.h, pvec_init)
       int dev;
-      CHECK(pvec_vector_device(vec_, &dev));
+      CHECK(pvec_vector_get_device(vec_, &dev));
       lj::cuda_check(cudaSetDevice(dev), "cudaSetDevice");
     }
 #endif
@@ -132,7 +132,7 @@ class Simulation {
     const int props[4] = {PVEC_POS, p_vel_, p_force_, p_epot_};
     pvec_layout l[4];
     for (auto& x : l) x = PVEC_LAYOUT_INIT;
-    CHECK(pvec_layouts_get(vec_, props, 4, l, 4));
+    CHECK(pvec_vector_get_layouts(vec_, props, 4, l, 4));
     const bool dev = gpu_ && !host;
     auto ptr = [&](int k) { return dev ? l[k].device_ptr : l[k].host_ptr; };
     n_ = l[0].n_local;
@@ -197,7 +197,7 @@ void Simulation<T>::initial_state() {
 template <class T>
 void Simulation<T>::rebuild() {
   CHECK(pvec_map(vec_, on_, nullptr));
-  CHECK(pvec_sort(vec_, kCutoff + kSkin, on_ | opt_.sort, nullptr));
+  CHECK(pvec_vector_sort(vec_, kCutoff + kSkin, on_ | opt_.sort, nullptr));
   CHECK(pvec_ghost_get(vec_, PVEC_NO_PROPS, 0, on_));
   if (!list_) {
     const unsigned half = opt_.full ? 0u : static_cast<unsigned>(PVEC_VERLET_HALF);
@@ -211,7 +211,7 @@ template <class T>
 void Simulation<T>::forces() {
   lj::Columns<T> s = columns();
   pvec_verlet_info info = PVEC_VERLET_INFO_INIT;
-  CHECK(pvec_verlet_get(list_, &info));
+  CHECK(pvec_verlet_get_info(list_, &info));
   pairs_ = info.n_pairs;
   const pvec::verlet_view list{info.n, info.offsets, info.neighbors, info.half};
   if (opt_.full) {

@@ -8,8 +8,8 @@ using namespace pvec::impl::capi;
 
 /* ---- 8. Diagnostics ------------------------------------------------------------------ */
 
-extern "C" pvec_status pvec_memory_stats_get(pvec_memory_stats* out) {
-  return guard("pvec_memory_stats_get", [&] {
+extern "C" pvec_status pvec_memory_get_stats(pvec_memory_stats* out) {
+  return guard("pvec_memory_get_stats", [&] {
     versioned_size(out, PVEC_MEMORY_STATS_SIZE_V1, "out", "pvec_memory_stats");
     pvec_memory_stats s{};
     memory_stats(&s);
@@ -17,8 +17,8 @@ extern "C" pvec_status pvec_memory_stats_get(pvec_memory_stats* out) {
   });
 }
 
-extern "C" pvec_status pvec_last_op_stats(pvec_vector_t vec, pvec_op_stats* out) {
-  return guard("pvec_last_op_stats", [&] {
+extern "C" pvec_status pvec_vector_get_op_stats(pvec_vector_t vec, pvec_op_stats* out) {
+  return guard("pvec_vector_get_op_stats", [&] {
     auto& v = vec_of(vec);
     static_assert(PVEC_OP_STATS_SIZE_V1 == offsetof(pvec_op_stats, particles_self),
                   "PVEC_OP_STATS_SIZE_V1 is the first layout");

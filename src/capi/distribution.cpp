@@ -6,30 +6,30 @@ using namespace pvec::impl::capi;
 
 /* ---- 7. Distribution ----------------------------------------------------------------- */
 
-extern "C" pvec_status pvec_comm_rank(pvec_vector_t vec, int* rank) {
-  return guard("pvec_comm_rank", [&] {
+extern "C" pvec_status pvec_vector_get_rank(pvec_vector_t vec, int* rank) {
+  return guard("pvec_vector_get_rank", [&] {
     auto& v = vec_of(vec);
     out_arg(rank, "rank") = v.comm().rank();
   });
 }
 
-extern "C" pvec_status pvec_comm_size(pvec_vector_t vec, int* size) {
-  return guard("pvec_comm_size", [&] {
+extern "C" pvec_status pvec_vector_get_nranks(pvec_vector_t vec, int* size) {
+  return guard("pvec_vector_get_nranks", [&] {
     auto& v = vec_of(vec);
     out_arg(size, "size") = v.comm().size();
   });
 }
 
-extern "C" pvec_status pvec_subdomain(pvec_vector_t vec, double* lo, double* hi) {
-  return guard("pvec_subdomain", [&] {
+extern "C" pvec_status pvec_vector_get_subdomain(pvec_vector_t vec, double* lo, double* hi) {
+  return guard("pvec_vector_get_subdomain", [&] {
     auto& v = vec_of(vec);
     if (lo == nullptr && hi == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, "lo and hi are NULL");
     v.subdomain(v.comm().rank(), lo, hi);
   });
 }
 
-extern "C" pvec_status pvec_owner_rank(pvec_vector_t vec, const double* x, int* rank) {
-  return guard("pvec_owner_rank", [&] {
+extern "C" pvec_status pvec_vector_get_owner_rank(pvec_vector_t vec, const double* x, int* rank) {
+  return guard("pvec_vector_get_owner_rank", [&] {
     auto& v = vec_of(vec);
     if (x == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, "x is NULL");
     out_arg(rank, "rank") = v.owner_rank(x);

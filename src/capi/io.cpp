@@ -32,14 +32,14 @@ std::string path_arg(const char* p, const char* name) {
 #ifndef PVEC_HAVE_HDF5
   fail(PVEC_ERROR_NOT_SUPPORTED,
        "this pvec was built without parallel HDF5 (an MPI build of HDF5, e.g. Debian's "
-       "libhdf5-openmpi-dev): checkpoints are not available; pvec_io_has_hdf5 tells");
+       "libhdf5-openmpi-dev): checkpoints are not available; pvec_has_hdf5 tells");
 #endif
 }
 
 }  // namespace
 
-extern "C" pvec_status pvec_io_has_hdf5(int* flag) {
-  return guard("pvec_io_has_hdf5", [&] {
+extern "C" pvec_status pvec_has_hdf5(int* flag) {
+  return guard("pvec_has_hdf5", [&] {
 #ifdef PVEC_HAVE_HDF5
     out_arg(flag, "flag") = 1;
 #else
@@ -48,9 +48,9 @@ extern "C" pvec_status pvec_io_has_hdf5(int* flag) {
   });
 }
 
-extern "C" pvec_status pvec_write_vtk(pvec_vector_t vec, const char* prefix, int64_t step,
+extern "C" pvec_status pvec_vtk_write(pvec_vector_t vec, const char* prefix, int64_t step,
                                       double time, unsigned flags) {
-  return guard("pvec_write_vtk", [&] {
+  return guard("pvec_vtk_write", [&] {
     auto& v = vec_of(vec);
     const std::string p = path_arg(prefix, "prefix");
     if (step < 0) fail(PVEC_ERROR_INVALID_ARGUMENT, "step ", step, " is negative");
@@ -144,9 +144,10 @@ extern "C" pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_de
   });
 }
 
-extern "C" pvec_status pvec_restart(const char* path, const pvec_vector_desc* desc,
-                                    pvec_schema_t schema, unsigned flags, pvec_vector_t* out) {
-  return guard("pvec_restart", [&] {
+extern "C" pvec_status pvec_checkpoint_restart(const char* path, const pvec_vector_desc* desc,
+                                               pvec_schema_t schema, unsigned flags,
+                                               pvec_vector_t* out) {
+  return guard("pvec_checkpoint_restart", [&] {
     const std::string p = path_arg(path, "path");
     const pvec_vector_desc d = read_versioned(desc, pvec_vector_desc PVEC_VECTOR_DESC_INIT,
                                               PVEC_VECTOR_DESC_SIZE_V1, "desc", "pvec_vector_desc");

@@ -10,17 +10,17 @@ using namespace pvec::impl::capi;
 
 /* ---- 5. Layout and pointers ---------------------------------------------------------- */
 
-extern "C" pvec_status pvec_layout_get(pvec_vector_t vec, int prop, pvec_layout* out) {
-  return guard("pvec_layout_get", [&] {
+extern "C" pvec_status pvec_vector_get_layout(pvec_vector_t vec, int prop, pvec_layout* out) {
+  return guard("pvec_vector_get_layout", [&] {
     auto& v = vec_of(vec);
     versioned_size(out, PVEC_LAYOUT_SIZE_V1, "out", "pvec_layout");
     write_versioned(out, v.layout(prop), PVEC_LAYOUT_SIZE_V1, "out", "pvec_layout");
   });
 }
 
-extern "C" pvec_status pvec_layouts_get(pvec_vector_t vec, const int* props, int nprops,
-                                        pvec_layout* out, int n_out) {
-  return guard("pvec_layouts_get", [&] {
+extern "C" pvec_status pvec_vector_get_layouts(pvec_vector_t vec, const int* props, int nprops,
+                                               pvec_layout* out, int n_out) {
+  return guard("pvec_vector_get_layouts", [&] {
     auto& v = vec_of(vec);
     const size_t stride = versioned_size(out, PVEC_LAYOUT_SIZE_V1, "out", "pvec_layout");
     const std::vector<int> list = v.prop_list(props, nprops);

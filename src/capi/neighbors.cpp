@@ -61,8 +61,8 @@ extern "C" pvec_status pvec_cell_list_build(pvec_cell_list_t list) {
   });
 }
 
-extern "C" pvec_status pvec_cell_list_get(pvec_cell_list_t list, pvec_cell_list_info* out) {
-  return guard("pvec_cell_list_get", [&] {
+extern "C" pvec_status pvec_cell_list_get_info(pvec_cell_list_t list, pvec_cell_list_info* out) {
+  return guard("pvec_cell_list_get_info", [&] {
     CellListObject& o = cell_lists().get(list);
     const DistVector& v = vector_of(o.vec, "cell list");
     versioned_size(out, PVEC_CELL_LIST_INFO_SIZE_V1, "out", "pvec_cell_list_info");
@@ -96,12 +96,13 @@ extern "C" pvec_status pvec_cell_list_destroy(pvec_cell_list_t list) {
 
 /* ---- 10. Locality sort ----------------------------------------------------------------- */
 
-extern "C" pvec_status pvec_sort(pvec_vector_t vec, double cell_width, unsigned flags, int* moved) {
-  return guard("pvec_sort", [&] {
+extern "C" pvec_status pvec_vector_sort(pvec_vector_t vec, double cell_width, unsigned flags,
+                                        int* moved) {
+  return guard("pvec_vector_sort", [&] {
     DistVector& v = vec_of(vec);
     check_flags(flags,
                 PVEC_ON_DEVICE | PVEC_SORT_MORTON | PVEC_SORT_BOTH_MIRRORS | PVEC_SORT_HALO_FIRST,
-                "pvec_sort");
+                "pvec_vector_sort");
     SortParams p;
     p.cell_width = cell_width;
     p.morton = (flags & PVEC_SORT_MORTON) != 0;
@@ -142,8 +143,8 @@ extern "C" pvec_status pvec_verlet_build(pvec_verlet_t list) {
   });
 }
 
-extern "C" pvec_status pvec_verlet_get(pvec_verlet_t list, pvec_verlet_info* out) {
-  return guard("pvec_verlet_get", [&] {
+extern "C" pvec_status pvec_verlet_get_info(pvec_verlet_t list, pvec_verlet_info* out) {
+  return guard("pvec_verlet_get_info", [&] {
     VerletObject& o = verlet_lists().get(list);
     const DistVector& v = vector_of(o.vec, "Verlet list");
     versioned_size(out, PVEC_VERLET_INFO_SIZE_V1, "out", "pvec_verlet_info");

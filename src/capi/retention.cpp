@@ -1,4 +1,4 @@
-// Section 5 of pvec.h, retention: buffers kept allocated beyond their vector (pvec_retain).
+// Section 5 of pvec.h, retention: buffers kept allocated beyond their vector (pvec_vector_retain).
 // The allocator does the counting; a retention handle holds one retained block.
 #include "capi/guard.hpp"
 #include "memory/allocator.hpp"
@@ -27,9 +27,9 @@ HandleTable<Retention>& retentions() {
 
 /* ---- 5. Retention -------------------------------------------------------------------- */
 
-extern "C" pvec_status pvec_retain(pvec_vector_t vec, int prop, int device_mirror,
-                                   pvec_retention_t* out) {
-  return guard("pvec_retain", [&] {
+extern "C" pvec_status pvec_vector_retain(pvec_vector_t vec, int prop, int device_mirror,
+                                          pvec_retention_t* out) {
+  return guard("pvec_vector_retain", [&] {
     auto& v = vec_of(vec);
     pvec_retention_t& result = out_arg(out, "out");
     int col = v.column_of(prop);
@@ -44,6 +44,6 @@ extern "C" pvec_status pvec_retain(pvec_vector_t vec, int prop, int device_mirro
   });
 }
 
-extern "C" pvec_status pvec_release(pvec_retention_t retention) {
-  return guard("pvec_release", [&] { retentions().take(retention); });
+extern "C" pvec_status pvec_retention_release(pvec_retention_t retention) {
+  return guard("pvec_retention_release", [&] { retentions().take(retention); });
 }

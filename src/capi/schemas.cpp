@@ -55,8 +55,8 @@ extern "C" pvec_status pvec_schema_add_tensor(pvec_schema_t schema, const char* 
   });
 }
 
-extern "C" pvec_status pvec_schema_count(pvec_schema_t schema, int* count) {
-  return guard("pvec_schema_count", [&] {
+extern "C" pvec_status pvec_schema_get_count(pvec_schema_t schema, int* count) {
+  return guard("pvec_schema_get_count", [&] {
     const Schema& s = schemas().get(schema);
     out_arg(count, "count") = s.count();
   });

@@ -6,16 +6,16 @@ using namespace pvec::impl::capi;
 
 /* ---- 6. Transfers -------------------------------------------------------------------- */
 
-extern "C" pvec_status pvec_set_stream(pvec_vector_t vec, pvec_stream_t stream) {
-  return guard("pvec_set_stream", [&] {
+extern "C" pvec_status pvec_vector_set_stream(pvec_vector_t vec, pvec_stream_t stream) {
+  return guard("pvec_vector_set_stream", [&] {
     auto& v = vec_of(vec);
     v.mirrors().sync_stream();
     v.mirrors().set_stream(stream);
   });
 }
 
-extern "C" pvec_status pvec_get_stream(pvec_vector_t vec, pvec_stream_t* stream) {
-  return guard("pvec_get_stream", [&] {
+extern "C" pvec_status pvec_vector_get_stream(pvec_vector_t vec, pvec_stream_t* stream) {
+  return guard("pvec_vector_get_stream", [&] {
     auto& v = vec_of(vec);
     out_arg(stream, "stream") = static_cast<pvec_stream_t>(v.particles().stream());
   });
@@ -47,6 +47,6 @@ extern "C" pvec_status pvec_device_to_host_async(pvec_vector_t vec, const int* p
   return transfer("pvec_device_to_host_async", vec, props, nprops, false, true, stream);
 }
 
-extern "C" pvec_status pvec_synchronize(pvec_vector_t vec) {
-  return guard("pvec_synchronize", [&] { vec_of(vec).particles().sync_stream(); });
+extern "C" pvec_status pvec_vector_synchronize(pvec_vector_t vec) {
+  return guard("pvec_vector_synchronize", [&] { vec_of(vec).particles().sync_stream(); });
 }

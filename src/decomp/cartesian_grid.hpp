@@ -34,7 +34,7 @@ struct CartGrid {
   PVEC_HD double length(int d) const { return hi[d] - lo[d]; }
 
   // Low edge of cell c along d (c may equal dims[d], giving hi). The one definition of the
-  // subdomain boundaries: labelling, ghosts and pvec_subdomain all use it.
+  // subdomain boundaries: labelling, ghosts and pvec_vector_get_subdomain all use it.
   PVEC_HD double edge(int d, int c) const { return c >= dims[d] ? hi[d] : lo[d] + c * h[d]; }
 
   // Cell along d containing coordinate x (not clamped; may be outside [0, dims)).

@@ -275,7 +275,7 @@ void write_vtk(DistVector& v, const std::string& prefix, int64_t step, double ti
         Array{"rank", "Int32", 1, Array::Source::rank, -1, static_cast<uint64_t>(n) * 4});
   const char* points_type = vtk_type(v.pos_dtype());
 
-  comm.agree("pvec_write_vtk: writing a piece", [&] {
+  comm.agree("pvec_vtk_write: writing a piece", [&] {
     if (::mkdir((dir + stem).c_str(), 0777) != 0 && errno != EEXIST)
       fail_io("cannot create folder", dir + stem);
     prepare_read(v, device);
@@ -285,7 +285,7 @@ void write_vtk(DistVector& v, const std::string& prefix, int64_t step, double ti
     write_piece(dir + piece_rel, n, headers, points, ps, device, comm.rank(), v.io_staging());
   });
 
-  comm.agree("pvec_write_vtk: writing the .pvtp and .pvd", [&] {
+  comm.agree("pvec_vtk_write: writing the .pvtp and .pvd", [&] {
     if (comm.rank() != 0) return;
     std::ostringstream p;
     p << "<?xml version=\"1.0\"?>\n"

@@ -1,6 +1,6 @@
 // VTK XML PolyData output for ParaView, without any dependency: one .vtp piece per rank
 // (binary appended data, raw, UInt64 headers), a .pvtp index and a growing .pvd time series
-// written by rank 0. See pvec_write_vtk in pvec.h and docs/io.md.
+// written by rank 0. See pvec_vtk_write in pvec.h and docs/io.md.
 #pragma once
 
 #include "vector/dist_vector.hpp"

@@ -20,7 +20,7 @@ void* allocate(MemKind kind, size_t bytes);
 // not freed but only marked pending: release frees it when its last retention goes.
 void deallocate(MemKind kind, void* p, size_t bytes) noexcept;
 
-// Retention: keep a block alive beyond its owner (pvec_retain), so that memory a binding
+// Retention: keep a block alive beyond its owner (pvec_vector_retain), so that memory a binding
 // exported (DLPack, NumPy) stays valid after the vector is destroyed or reallocates.
 // retain(p): p is a live block returned by allocate (not yet deallocated); adds one to its
 // retention count. release(p): drops one; a block that was deallocated meanwhile is freed

@@ -1,4 +1,4 @@
-// HaloOrder: the halo-first cell order of pvec_sort (PVEC_SORT_HALO_FIRST). Along each
+// HaloOrder: the halo-first cell order of pvec_vector_sort (PVEC_SORT_HALO_FIRST). Along each
 // dimension a cell of the sort's grid is low (it reaches into the band of one ghost width
 // inside the subdomain's lower face), high (the same at the upper face) or inner; the cells
 // fall into 3^dim groups by these classes, ordered with dimension 0 most significant and

@@ -1,5 +1,5 @@
-// locality_sort: reorders a vector's local rows by cell (pvec_sort), so that the particles of
-// a cell are consecutive rows and a kernel over a cell list reads nearby memory.
+// locality_sort: reorders a vector's local rows by cell (pvec_vector_sort), so that the particles
+// of a cell are consecutive rows and a kernel over a cell list reads nearby memory.
 #pragma once
 
 #include "memory/allocator.hpp"

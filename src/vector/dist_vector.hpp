@@ -44,8 +44,8 @@ class DistVector {
   // PVEC_GHOST_SKIP_POSITIONS on that mirror is refused instead of leaving stale ghosts.
   void transfer(bool to_device, const std::vector<int>& columns, void* stream, bool wait);
 
-  // Growth and removal (pvec_reserve, pvec_resize, pvec_append, pvec_remove,
-  // pvec_shrink_to_fit): drop the ghosts and the ghost plan.
+  // Growth and removal (pvec_vector_reserve, pvec_vector_resize, pvec_vector_append,
+  // pvec_vector_remove, pvec_vector_shrink_to_fit): drop the ghosts and the ghost plan.
   void reserve(int64_t n);
   void resize(int64_t n);
   int64_t append(int64_t k);
@@ -64,7 +64,7 @@ class DistVector {
   // The property indices (PVEC_POS for positions) of a list as pvec.h takes it: NULL means
   // the positions then every property, PVEC_NO_PROPS none. Throws on a bad or repeated entry.
   std::vector<int> prop_list(const int* props, int nprops) const;
-  // What a kernel needs to index property prop (or PVEC_POS): pvec_layout_get. Flushes the
+  // What a kernel needs to index property prop (or PVEC_POS): pvec_vector_get_layout. Flushes the
   // deferred zero fill of the device mirror first, so its pointer can be handed out.
   pvec_layout layout(int prop);
   const std::string& name_of(int column) const { return ps_->column(column).spec.name; }
@@ -85,7 +85,7 @@ class DistVector {
   // built at and are stale once it moved on.
   uint64_t rows_epoch() const { return rows_epoch_; }
   NeighborInput neighbor_input();
-  // pvec_sort: reorders the local rows by cell; returns whether anything moved.
+  // pvec_vector_sort: reorders the local rows by cell; returns whether anything moved.
   bool sort(const SortParams& p);
 
   // Figures of the last map / ghost_get / ghost_put, for benchmarks.

@@ -56,14 +56,14 @@ static int run(void) {
 #endif
   EXPECT(pvec_vector_create(&desc, schema, &vec) == PVEC_SUCCESS);
   EXPECT(pvec_schema_destroy(schema) == PVEC_SUCCESS);
-  EXPECT(pvec_capacity(vec, &capacity) == PVEC_SUCCESS);
+  EXPECT(pvec_vector_get_capacity(vec, &capacity) == PVEC_SUCCESS);
   EXPECT(capacity == 128);
 
   EXPECT(layout.struct_size == sizeof(pvec_layout));
-  EXPECT(pvec_layout_get(vec, 1, &layout) == PVEC_SUCCESS);
+  EXPECT(pvec_vector_get_layout(vec, 1, &layout) == PVEC_SUCCESS);
   EXPECT(layout.stride_bytes == 0x200);
   EXPECT(strcmp(layout.name, "vector") == 0);
-  EXPECT(pvec_layout_get(vec, PVEC_POS, &layout) == PVEC_SUCCESS);
+  EXPECT(pvec_vector_get_layout(vec, PVEC_POS, &layout) == PVEC_SUCCESS);
   EXPECT(strcmp(layout.name, "pos") == 0 && layout.ncomp == 2);
 
   /* Particle 7, component 1 of "vector", through the layout formula and back. */

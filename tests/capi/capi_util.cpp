@@ -87,14 +87,14 @@ std::vector<pvec_backend> test_backends() {
 
 pvec_backend backend_of(pvec_vector_t v) {
   pvec_backend b = PVEC_BACKEND_AUTO;
-  PVEC_REQUIRE_OK(pvec_vector_backend(v, &b));
+  PVEC_REQUIRE_OK(pvec_vector_get_backend(v, &b));
   REQUIRE((b == PVEC_BACKEND_HOST || b == PVEC_BACKEND_CUDA));
   return b;
 }
 
 std::vector<int> all_fields(pvec_vector_t v) {
   int n = 0;
-  PVEC_REQUIRE_OK(pvec_prop_count(v, &n));
+  PVEC_REQUIRE_OK(pvec_vector_get_prop_count(v, &n));
   std::vector<int> out;
   for (int p = 0; p < n; ++p) out.push_back(p);
   out.push_back(PVEC_POS);
@@ -103,25 +103,25 @@ std::vector<int> all_fields(pvec_vector_t v) {
 
 pvec_layout layout_of(pvec_vector_t v, int field) {
   pvec_layout l = PVEC_LAYOUT_INIT;
-  PVEC_REQUIRE_OK(pvec_layout_get(v, field, &l));
+  PVEC_REQUIRE_OK(pvec_vector_get_layout(v, field, &l));
   return l;
 }
 
 int64_t size_of(pvec_vector_t v) {
   int64_t n = -1;
-  PVEC_REQUIRE_OK(pvec_size(v, &n));
+  PVEC_REQUIRE_OK(pvec_vector_get_size(v, &n));
   return n;
 }
 
 int64_t capacity_of(pvec_vector_t v) {
   int64_t c = -1;
-  PVEC_REQUIRE_OK(pvec_capacity(v, &c));
+  PVEC_REQUIRE_OK(pvec_vector_get_capacity(v, &c));
   return c;
 }
 
 uint64_t generation_of(pvec_vector_t v) {
   uint64_t g = 0;
-  PVEC_REQUIRE_OK(pvec_generation(v, &g));
+  PVEC_REQUIRE_OK(pvec_vector_get_generation(v, &g));
   return g;
 }
 

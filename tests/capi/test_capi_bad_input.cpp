@@ -43,43 +43,56 @@ std::vector<NamedCall> vector_functions() {
   lay = PVEC_LAYOUT_INIT;
   ops.struct_size = sizeof ops;
   return {
-      {"pvec_size", [](pvec_vector_t v) { return pvec_size(v, &i64); }},
-      {"pvec_ghost_size", [](pvec_vector_t v) { return pvec_ghost_size(v, &i64); }},
-      {"pvec_capacity", [](pvec_vector_t v) { return pvec_capacity(v, &i64); }},
-      {"pvec_dim", [](pvec_vector_t v) { return pvec_dim(v, &i); }},
-      {"pvec_pos_dtype", [](pvec_vector_t v) { return pvec_pos_dtype(v, &dt); }},
-      {"pvec_domain", [](pvec_vector_t v) { return pvec_domain(v, d, d2); }},
-      {"pvec_boundaries", [](pvec_vector_t v) { return pvec_boundaries(v, iv); }},
-      {"pvec_ghost_width", [](pvec_vector_t v) { return pvec_ghost_width(v, d); }},
-      {"pvec_prop_count", [](pvec_vector_t v) { return pvec_prop_count(v, &i); }},
-      {"pvec_prop_index", [](pvec_vector_t v) { return pvec_prop_index(v, "pos", &i); }},
-      {"pvec_vector_backend", [](pvec_vector_t v) { return pvec_vector_backend(v, &be); }},
-      {"pvec_vector_device", [](pvec_vector_t v) { return pvec_vector_device(v, &i); }},
-      {"pvec_generation", [](pvec_vector_t v) { return pvec_generation(v, &u64); }},
-      {"pvec_reserve", [](pvec_vector_t v) { return pvec_reserve(v, 1000); }},
-      {"pvec_resize", [](pvec_vector_t v) { return pvec_resize(v, 3); }},
-      {"pvec_append", [](pvec_vector_t v) { return pvec_append(v, 1, &i64); }},
-      {"pvec_remove", [](pvec_vector_t v) { return pvec_remove(v, idx, 1); }},
-      {"pvec_shrink_to_fit", [](pvec_vector_t v) { return pvec_shrink_to_fit(v); }},
-      {"pvec_layout_get", [](pvec_vector_t v) { return pvec_layout_get(v, 0, &lay); }},
-      {"pvec_set_stream", [](pvec_vector_t v) { return pvec_set_stream(v, nullptr); }},
-      {"pvec_get_stream", [](pvec_vector_t v) { return pvec_get_stream(v, &st); }},
+      {"pvec_vector_get_size", [](pvec_vector_t v) { return pvec_vector_get_size(v, &i64); }},
+      {"pvec_vector_get_ghost_size",
+       [](pvec_vector_t v) { return pvec_vector_get_ghost_size(v, &i64); }},
+      {"pvec_vector_get_capacity",
+       [](pvec_vector_t v) { return pvec_vector_get_capacity(v, &i64); }},
+      {"pvec_vector_get_dim", [](pvec_vector_t v) { return pvec_vector_get_dim(v, &i); }},
+      {"pvec_vector_get_pos_dtype",
+       [](pvec_vector_t v) { return pvec_vector_get_pos_dtype(v, &dt); }},
+      {"pvec_vector_get_domain", [](pvec_vector_t v) { return pvec_vector_get_domain(v, d, d2); }},
+      {"pvec_vector_get_boundaries",
+       [](pvec_vector_t v) { return pvec_vector_get_boundaries(v, iv); }},
+      {"pvec_vector_get_ghost_width",
+       [](pvec_vector_t v) { return pvec_vector_get_ghost_width(v, d); }},
+      {"pvec_vector_get_prop_count",
+       [](pvec_vector_t v) { return pvec_vector_get_prop_count(v, &i); }},
+      {"pvec_vector_get_prop_index",
+       [](pvec_vector_t v) { return pvec_vector_get_prop_index(v, "pos", &i); }},
+      {"pvec_vector_get_backend", [](pvec_vector_t v) { return pvec_vector_get_backend(v, &be); }},
+      {"pvec_vector_get_device", [](pvec_vector_t v) { return pvec_vector_get_device(v, &i); }},
+      {"pvec_vector_get_generation",
+       [](pvec_vector_t v) { return pvec_vector_get_generation(v, &u64); }},
+      {"pvec_vector_reserve", [](pvec_vector_t v) { return pvec_vector_reserve(v, 1000); }},
+      {"pvec_vector_resize", [](pvec_vector_t v) { return pvec_vector_resize(v, 3); }},
+      {"pvec_vector_append", [](pvec_vector_t v) { return pvec_vector_append(v, 1, &i64); }},
+      {"pvec_vector_remove", [](pvec_vector_t v) { return pvec_vector_remove(v, idx, 1); }},
+      {"pvec_vector_shrink_to_fit", [](pvec_vector_t v) { return pvec_vector_shrink_to_fit(v); }},
+      {"pvec_vector_get_layout",
+       [](pvec_vector_t v) { return pvec_vector_get_layout(v, 0, &lay); }},
+      {"pvec_vector_set_stream",
+       [](pvec_vector_t v) { return pvec_vector_set_stream(v, nullptr); }},
+      {"pvec_vector_get_stream", [](pvec_vector_t v) { return pvec_vector_get_stream(v, &st); }},
       {"pvec_host_to_device", [](pvec_vector_t v) { return pvec_host_to_device(v, props, 1); }},
       {"pvec_device_to_host", [](pvec_vector_t v) { return pvec_device_to_host(v, nullptr, 0); }},
       {"pvec_host_to_device_async",
        [](pvec_vector_t v) { return pvec_host_to_device_async(v, nullptr, 0, nullptr); }},
       {"pvec_device_to_host_async",
        [](pvec_vector_t v) { return pvec_device_to_host_async(v, props, 1, nullptr); }},
-      {"pvec_synchronize", [](pvec_vector_t v) { return pvec_synchronize(v); }},
-      {"pvec_comm_rank", [](pvec_vector_t v) { return pvec_comm_rank(v, &i); }},
-      {"pvec_comm_size", [](pvec_vector_t v) { return pvec_comm_size(v, &i); }},
-      {"pvec_subdomain", [](pvec_vector_t v) { return pvec_subdomain(v, d, d2); }},
-      {"pvec_owner_rank", [](pvec_vector_t v) { return pvec_owner_rank(v, x, &i); }},
+      {"pvec_vector_synchronize", [](pvec_vector_t v) { return pvec_vector_synchronize(v); }},
+      {"pvec_vector_get_rank", [](pvec_vector_t v) { return pvec_vector_get_rank(v, &i); }},
+      {"pvec_vector_get_nranks", [](pvec_vector_t v) { return pvec_vector_get_nranks(v, &i); }},
+      {"pvec_vector_get_subdomain",
+       [](pvec_vector_t v) { return pvec_vector_get_subdomain(v, d, d2); }},
+      {"pvec_vector_get_owner_rank",
+       [](pvec_vector_t v) { return pvec_vector_get_owner_rank(v, x, &i); }},
       {"pvec_map", [](pvec_vector_t v) { return pvec_map(v, 0, &i64); }},
       {"pvec_ghost_get", [](pvec_vector_t v) { return pvec_ghost_get(v, nullptr, 0, 0); }},
       {"pvec_ghost_put",
        [](pvec_vector_t v) { return pvec_ghost_put(v, nullptr, 0, PVEC_REDUCE_ADD, 0); }},
-      {"pvec_last_op_stats", [](pvec_vector_t v) { return pvec_last_op_stats(v, &ops); }},
+      {"pvec_vector_get_op_stats",
+       [](pvec_vector_t v) { return pvec_vector_get_op_stats(v, &ops); }},
       // Last: with a valid handle it would end the vector.
       {"pvec_vector_destroy", [](pvec_vector_t v) { return pvec_vector_destroy(v); }},
   };
@@ -91,7 +104,7 @@ std::vector<std::pair<const char*, SchemaCall>> schema_functions() {
   static int n;
   static const int64_t ext[2] = {2, 2};
   return {
-      {"pvec_schema_count", [](pvec_schema_t s) { return pvec_schema_count(s, &n); }},
+      {"pvec_schema_get_count", [](pvec_schema_t s) { return pvec_schema_get_count(s, &n); }},
       {"pvec_schema_add",
        [](pvec_schema_t s) { return pvec_schema_add(s, "zz", PVEC_FLOAT32, 2, ext, &n); }},
       {"pvec_schema_add_scalar",
@@ -179,7 +192,7 @@ TEST_CASE("bad vector handles are refused by every function", "[bad_input]") {
   CHECK(capi::size_of(newer.get()) == 6);
   // The schema passed as a vector is still a working schema.
   int n = -1;
-  PVEC_REQUIRE_OK(pvec_schema_count(schema.get(), &n));
+  PVEC_REQUIRE_OK(pvec_schema_get_count(schema.get(), &n));
   CHECK(n == 1);
 }
 
@@ -211,7 +224,7 @@ TEST_CASE("bad schema handles are refused by every schema function", "[bad_input
         PVEC_ERROR_INVALID_HANDLE, witness.get());
   }
   int n = -1;
-  PVEC_REQUIRE_OK(pvec_schema_count(newer.get(), &n));
+  PVEC_REQUIRE_OK(pvec_schema_get_count(newer.get(), &n));
   CHECK(n == 0);
   // The vector passed as a schema is still alive and whole.
   CHECK(capi::size_of(witness.get()) == 37);
@@ -241,7 +254,7 @@ TEST_CASE("NULL out-pointers are invalid arguments", "[bad_input]") {
       {"pvec_initialized", [] { return pvec_initialized(nullptr); }},
       {"pvec_cuda_device_count", [] { return pvec_cuda_device_count(nullptr); }},
       {"pvec_schema_create", [] { return pvec_schema_create(nullptr); }},
-      {"pvec_schema_count", [&] { return pvec_schema_count(s, nullptr); }},
+      {"pvec_schema_get_count", [&] { return pvec_schema_get_count(s, nullptr); }},
       {"pvec_vector_desc_init", [] { return pvec_vector_desc_init(nullptr); }},
       {"pvec_vector_create(desc NULL)",
        [&] {
@@ -249,27 +262,31 @@ TEST_CASE("NULL out-pointers are invalid arguments", "[bad_input]") {
          return pvec_vector_create(nullptr, s, &out);
        }},
       {"pvec_vector_create(out NULL)", [&] { return pvec_vector_create(&desc, s, nullptr); }},
-      {"pvec_size", [&] { return pvec_size(v, nullptr); }},
-      {"pvec_ghost_size", [&] { return pvec_ghost_size(v, nullptr); }},
-      {"pvec_capacity", [&] { return pvec_capacity(v, nullptr); }},
-      {"pvec_dim", [&] { return pvec_dim(v, nullptr); }},
-      {"pvec_pos_dtype", [&] { return pvec_pos_dtype(v, nullptr); }},
-      {"pvec_boundaries", [&] { return pvec_boundaries(v, nullptr); }},
-      {"pvec_ghost_width", [&] { return pvec_ghost_width(v, nullptr); }},
-      {"pvec_prop_count", [&] { return pvec_prop_count(v, nullptr); }},
-      {"pvec_prop_index(out NULL)", [&] { return pvec_prop_index(v, "mass", nullptr); }},
-      {"pvec_prop_index(name NULL)", [&] { return pvec_prop_index(v, nullptr, &i); }},
-      {"pvec_vector_backend", [&] { return pvec_vector_backend(v, nullptr); }},
-      {"pvec_vector_device", [&] { return pvec_vector_device(v, nullptr); }},
-      {"pvec_generation", [&] { return pvec_generation(v, nullptr); }},
-      {"pvec_last_op_stats", [&] { return pvec_last_op_stats(v, nullptr); }},
-      {"pvec_layout_get", [&] { return pvec_layout_get(v, 0, nullptr); }},
-      {"pvec_get_stream", [&] { return pvec_get_stream(v, nullptr); }},
-      {"pvec_comm_rank", [&] { return pvec_comm_rank(v, nullptr); }},
-      {"pvec_comm_size", [&] { return pvec_comm_size(v, nullptr); }},
-      {"pvec_owner_rank(rank NULL)", [&] { return pvec_owner_rank(v, x, nullptr); }},
-      {"pvec_owner_rank(x NULL)", [&] { return pvec_owner_rank(v, nullptr, &i); }},
-      {"pvec_memory_stats_get", [] { return pvec_memory_stats_get(nullptr); }},
+      {"pvec_vector_get_size", [&] { return pvec_vector_get_size(v, nullptr); }},
+      {"pvec_vector_get_ghost_size", [&] { return pvec_vector_get_ghost_size(v, nullptr); }},
+      {"pvec_vector_get_capacity", [&] { return pvec_vector_get_capacity(v, nullptr); }},
+      {"pvec_vector_get_dim", [&] { return pvec_vector_get_dim(v, nullptr); }},
+      {"pvec_vector_get_pos_dtype", [&] { return pvec_vector_get_pos_dtype(v, nullptr); }},
+      {"pvec_vector_get_boundaries", [&] { return pvec_vector_get_boundaries(v, nullptr); }},
+      {"pvec_vector_get_ghost_width", [&] { return pvec_vector_get_ghost_width(v, nullptr); }},
+      {"pvec_vector_get_prop_count", [&] { return pvec_vector_get_prop_count(v, nullptr); }},
+      {"pvec_vector_get_prop_index(out NULL)",
+       [&] { return pvec_vector_get_prop_index(v, "mass", nullptr); }},
+      {"pvec_vector_get_prop_index(name NULL)",
+       [&] { return pvec_vector_get_prop_index(v, nullptr, &i); }},
+      {"pvec_vector_get_backend", [&] { return pvec_vector_get_backend(v, nullptr); }},
+      {"pvec_vector_get_device", [&] { return pvec_vector_get_device(v, nullptr); }},
+      {"pvec_vector_get_generation", [&] { return pvec_vector_get_generation(v, nullptr); }},
+      {"pvec_vector_get_op_stats", [&] { return pvec_vector_get_op_stats(v, nullptr); }},
+      {"pvec_vector_get_layout", [&] { return pvec_vector_get_layout(v, 0, nullptr); }},
+      {"pvec_vector_get_stream", [&] { return pvec_vector_get_stream(v, nullptr); }},
+      {"pvec_vector_get_rank", [&] { return pvec_vector_get_rank(v, nullptr); }},
+      {"pvec_vector_get_nranks", [&] { return pvec_vector_get_nranks(v, nullptr); }},
+      {"pvec_vector_get_owner_rank(rank NULL)",
+       [&] { return pvec_vector_get_owner_rank(v, x, nullptr); }},
+      {"pvec_vector_get_owner_rank(x NULL)",
+       [&] { return pvec_vector_get_owner_rank(v, nullptr, &i); }},
+      {"pvec_memory_get_stats", [] { return pvec_memory_get_stats(nullptr); }},
   };
   for (const auto& c : calls)
     expect_refused(c.first, c.second, PVEC_ERROR_INVALID_ARGUMENT, witness.get());
@@ -280,19 +297,19 @@ TEST_CASE("other bad arguments", "[bad_input]") {
   const pvec_vector_t v = witness.get();
   int i = 0;
   expect_refused(
-      "pvec_prop_index(unknown name)", [&] { return pvec_prop_index(v, "nope", &i); },
-      PVEC_ERROR_INVALID_ARGUMENT, v);
+      "pvec_vector_get_prop_index(unknown name)",
+      [&] { return pvec_vector_get_prop_index(v, "nope", &i); }, PVEC_ERROR_INVALID_ARGUMENT, v);
   expect_refused(
-      "pvec_prop_index(empty name)", [&] { return pvec_prop_index(v, "", &i); },
-      PVEC_ERROR_INVALID_ARGUMENT, v);
+      "pvec_vector_get_prop_index(empty name)",
+      [&] { return pvec_vector_get_prop_index(v, "", &i); }, PVEC_ERROR_INVALID_ARGUMENT, v);
   // Non-periodic box [0,1)^3: a point outside, or not finite, has no owner.
   const double outside[PVEC_MAX_DIM] = {0.5, 1.5, 0.5, 0};
   const double nan_x[PVEC_MAX_DIM] = {0.5, std::nan(""), 0.5, 0};
   expect_refused(
-      "pvec_owner_rank(outside)", [&] { return pvec_owner_rank(v, outside, &i); },
-      PVEC_ERROR_INVALID_ARGUMENT, v);
+      "pvec_vector_get_owner_rank(outside)",
+      [&] { return pvec_vector_get_owner_rank(v, outside, &i); }, PVEC_ERROR_INVALID_ARGUMENT, v);
   expect_refused(
-      "pvec_owner_rank(NaN)", [&] { return pvec_owner_rank(v, nan_x, &i); },
+      "pvec_vector_get_owner_rank(NaN)", [&] { return pvec_vector_get_owner_rank(v, nan_x, &i); },
       PVEC_ERROR_INVALID_ARGUMENT, v);
 }
 
@@ -300,7 +317,7 @@ TEST_CASE("out-of-range properties", "[bad_input]") {
   capi::Vector witness = make_witness();
   const pvec_vector_t v = witness.get();
   int count = 0;
-  PVEC_REQUIRE_OK(pvec_prop_count(v, &count));
+  PVEC_REQUIRE_OK(pvec_vector_get_prop_count(v, &count));
   REQUIRE(count == 4);
   for (int prop :
        {-2, count, 1000, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()}) {
@@ -308,8 +325,8 @@ TEST_CASE("out-of-range properties", "[bad_input]") {
     pvec_layout l = PVEC_LAYOUT_INIT;
     const int list[2] = {0, prop};
     expect_refused(
-        "pvec_layout_get", [&] { return pvec_layout_get(v, prop, &l); }, PVEC_ERROR_OUT_OF_RANGE,
-        v);
+        "pvec_vector_get_layout", [&] { return pvec_vector_get_layout(v, prop, &l); },
+        PVEC_ERROR_OUT_OF_RANGE, v);
     expect_refused(
         "pvec_host_to_device", [&] { return pvec_host_to_device(v, list, 2); },
         PVEC_ERROR_OUT_OF_RANGE, v);
@@ -335,8 +352,8 @@ TEST_CASE("layout_get needs the caller's struct_size", "[bad_input]") {
     pvec_layout l = PVEC_LAYOUT_INIT;
     l.struct_size = sz;
     expect_refused(
-        "pvec_layout_get", [&] { return pvec_layout_get(v, 0, &l); }, PVEC_ERROR_INVALID_ARGUMENT,
-        v);
+        "pvec_vector_get_layout", [&] { return pvec_vector_get_layout(v, 0, &l); },
+        PVEC_ERROR_INVALID_ARGUMENT, v);
   }
 }
 
@@ -348,13 +365,13 @@ TEST_CASE("op stats need the caller's struct_size and start at zero", "[bad_inpu
     pvec_op_stats s;
     s.struct_size = sz;
     expect_refused(
-        "pvec_last_op_stats", [&] { return pvec_last_op_stats(v, &s); },
+        "pvec_vector_get_op_stats", [&] { return pvec_vector_get_op_stats(v, &s); },
         PVEC_ERROR_INVALID_ARGUMENT, v);
   }
   pvec_op_stats s;
   std::memset(&s, 0x5a, sizeof s);
   s.struct_size = sizeof s;
-  PVEC_REQUIRE_OK(pvec_last_op_stats(v, &s));
+  PVEC_REQUIRE_OK(pvec_vector_get_op_stats(v, &s));
   CHECK(s.compute_seconds == 0);
   CHECK(s.exchange_seconds == 0);
   CHECK(s.bytes_sent == 0);
@@ -366,7 +383,7 @@ TEST_CASE("op stats need the caller's struct_size and start at zero", "[bad_inpu
   // A caller built against the first layout passes its size: the newer fields stay untouched.
   std::memset(&s, 0x5a, sizeof s);
   s.struct_size = PVEC_OP_STATS_SIZE_V1;
-  PVEC_REQUIRE_OK(pvec_last_op_stats(v, &s));
+  PVEC_REQUIRE_OK(pvec_vector_get_op_stats(v, &s));
   CHECK(s.particles_received == 0);
   int64_t untouched;
   std::memset(&untouched, 0x5a, sizeof untouched);
@@ -375,7 +392,7 @@ TEST_CASE("op stats need the caller's struct_size and start at zero", "[bad_inpu
   // The second layout gets particles_self, not transport.
   std::memset(&s, 0x5a, sizeof s);
   s.struct_size = PVEC_OP_STATS_SIZE_V2;
-  PVEC_REQUIRE_OK(pvec_last_op_stats(v, &s));
+  PVEC_REQUIRE_OK(pvec_vector_get_op_stats(v, &s));
   CHECK(s.particles_self == 0);
   CHECK(s.transport == untouched);
 }
@@ -389,28 +406,34 @@ TEST_CASE("negative and overflowing sizes", "[bad_input]") {
   for (int64_t n : {int64_t{-1}, int64_t{-64}, min}) {
     INFO("n " << n);
     expect_refused(
-        "pvec_reserve", [&] { return pvec_reserve(v, n); }, PVEC_ERROR_INVALID_ARGUMENT, v);
+        "pvec_vector_reserve", [&] { return pvec_vector_reserve(v, n); },
+        PVEC_ERROR_INVALID_ARGUMENT, v);
     expect_refused(
-        "pvec_resize", [&] { return pvec_resize(v, n); }, PVEC_ERROR_INVALID_ARGUMENT, v);
+        "pvec_vector_resize", [&] { return pvec_vector_resize(v, n); }, PVEC_ERROR_INVALID_ARGUMENT,
+        v);
     expect_refused(
-        "pvec_append", [&] { return pvec_append(v, n, &first); }, PVEC_ERROR_INVALID_ARGUMENT, v);
+        "pvec_vector_append", [&] { return pvec_vector_append(v, n, &first); },
+        PVEC_ERROR_INVALID_ARGUMENT, v);
     const int64_t idx[1] = {0};
     expect_refused(
-        "pvec_remove", [&] { return pvec_remove(v, idx, n); }, PVEC_ERROR_INVALID_ARGUMENT, v);
+        "pvec_vector_remove", [&] { return pvec_vector_remove(v, idx, n); },
+        PVEC_ERROR_INVALID_ARGUMENT, v);
   }
   // Rounding max up to 64, or the bytes of 2^62 float64 elements, does not fit in int64.
   for (int64_t n : {max, max - 10, int64_t{1} << 62}) {
     INFO("n " << n);
     expect_refused(
-        "pvec_reserve", [&] { return pvec_reserve(v, n); }, PVEC_ERROR_OVERFLOW, v);
+        "pvec_vector_reserve", [&] { return pvec_vector_reserve(v, n); }, PVEC_ERROR_OVERFLOW, v);
     expect_refused(
-        "pvec_resize", [&] { return pvec_resize(v, n); }, PVEC_ERROR_OVERFLOW, v);
+        "pvec_vector_resize", [&] { return pvec_vector_resize(v, n); }, PVEC_ERROR_OVERFLOW, v);
   }
   // 37 particles + max overflows before anything is allocated.
   expect_refused(
-      "pvec_append", [&] { return pvec_append(v, max, &first); }, PVEC_ERROR_OVERFLOW, v);
+      "pvec_vector_append", [&] { return pvec_vector_append(v, max, &first); }, PVEC_ERROR_OVERFLOW,
+      v);
   expect_refused(
-      "pvec_append", [&] { return pvec_append(v, max - 30, &first); }, PVEC_ERROR_OVERFLOW, v);
+      "pvec_vector_append", [&] { return pvec_vector_append(v, max - 30, &first); },
+      PVEC_ERROR_OVERFLOW, v);
 }
 
 TEST_CASE("bad descriptor fields", "[bad_input]") {
@@ -517,20 +540,20 @@ TEST_CASE("distribution functions check their arguments", "[bad_input][dist]") {
 TEST_CASE("last error: empty after success, per thread", "[bad_input]") {
   capi::Vector witness = make_witness();
   int64_t n = 0;
-  PVEC_REQUIRE_STATUS(pvec_size(nullptr, &n), PVEC_ERROR_INVALID_HANDLE);
-  PVEC_REQUIRE_OK(pvec_size(witness.get(), &n));
+  PVEC_REQUIRE_STATUS(pvec_vector_get_size(nullptr, &n), PVEC_ERROR_INVALID_HANDLE);
+  PVEC_REQUIRE_OK(pvec_vector_get_size(witness.get(), &n));
   REQUIRE(pvec_last_error() != nullptr);
   CHECK(std::string(pvec_last_error()).empty());
 
   // An error in another thread does not show here, and a success there does not clear ours.
-  PVEC_REQUIRE_STATUS(pvec_capacity(nullptr, &n), PVEC_ERROR_INVALID_HANDLE);
+  PVEC_REQUIRE_STATUS(pvec_vector_get_capacity(nullptr, &n), PVEC_ERROR_INVALID_HANDLE);
   const std::string mine = pvec_last_error();
   std::string theirs_after_error, theirs_after_success;
   std::thread t([&] {
     int64_t m = 0;
-    pvec_size(nullptr, &m);
+    pvec_vector_get_size(nullptr, &m);
     theirs_after_error = pvec_last_error();
-    pvec_size(witness.get(), &m);
+    pvec_vector_get_size(witness.get(), &m);
     theirs_after_success = pvec_last_error();
   });
   t.join();
@@ -557,7 +580,7 @@ TEST_CASE("status strings", "[bad_input]") {
 TEST_CASE("memory accounting follows a vector's life", "[bad_input]") {
   pvec_memory_stats a;
   a.struct_size = sizeof a;
-  PVEC_REQUIRE_OK(pvec_memory_stats_get(&a));
+  PVEC_REQUIRE_OK(pvec_memory_get_stats(&a));
   CHECK(a.host_bytes >= 0);
   CHECK(a.pinned_bytes >= 0);
   CHECK(a.device_bytes >= 0);
@@ -566,7 +589,7 @@ TEST_CASE("memory accounting follows a vector's life", "[bad_input]") {
   b.struct_size = sizeof b;
   {
     capi::Vector v = capi::make_vector(capi::mixed_props(), capi::make_desc(1000));
-    PVEC_REQUIRE_OK(pvec_memory_stats_get(&b));
+    PVEC_REQUIRE_OK(pvec_memory_get_stats(&b));
     // 1024 particles x (8 + 12 + 16 + 8 + 24) bytes per mirror, two mirrors.
     CHECK(b.host_bytes + b.pinned_bytes + b.device_bytes - live0 >= 2 * 1024 * 68);
     CHECK(b.host_allocs + b.pinned_allocs + b.device_allocs >
@@ -574,7 +597,7 @@ TEST_CASE("memory accounting follows a vector's life", "[bad_input]") {
   }
   pvec_memory_stats c;
   c.struct_size = sizeof c;
-  PVEC_REQUIRE_OK(pvec_memory_stats_get(&c));
+  PVEC_REQUIRE_OK(pvec_memory_get_stats(&c));
   // Destroying the vector freed both mirrors (pvec may keep staging memory of its own).
   CHECK(c.host_bytes + c.pinned_bytes + c.device_bytes <=
         b.host_bytes + b.pinned_bytes + b.device_bytes - 2 * 1024 * 68);

@@ -46,18 +46,18 @@ struct Grower {
   // particles read zero on the host mirror. Returns false (after reporting) on a failure.
   bool append(int64_t k) {
     int64_t first = -1;
-    const pvec_status st = pvec_append(v, k, &first);
+    const pvec_status st = pvec_vector_append(v, k, &first);
     if (st != PVEC_SUCCESS) {
-      FAIL_CHECK("pvec_append(" << k << ") at n=" << n << ": " << pvec_last_error());
+      FAIL_CHECK("pvec_vector_append(" << k << ") at n=" << n << ": " << pvec_last_error());
       return false;
     }
     const int64_t want_cap = append_capacity(n, k, capacity);
     const bool grows = want_cap != capacity;
     int64_t got_n = -1, got_cap = -1;
     uint64_t got_gen = 0;
-    pvec_size(v, &got_n);
-    pvec_capacity(v, &got_cap);
-    pvec_generation(v, &got_gen);
+    pvec_vector_get_size(v, &got_n);
+    pvec_vector_get_capacity(v, &got_cap);
+    pvec_vector_get_generation(v, &got_gen);
     if (first != n || got_n != n + k || got_cap != want_cap ||
         got_gen != generation + (grows ? 1 : 0)) {
       FAIL_CHECK("append(" << k << ") at n=" << n << " capacity=" << capacity
@@ -180,7 +180,7 @@ TEST_CASE("reserve grows exactly to round_up(n, 64) and keeps both mirrors", "[g
     for (const Step& s : steps) {
       INFO("reserve " << s.request);
       const int64_t before = capi::capacity_of(v);
-      PVEC_REQUIRE_OK(pvec_reserve(v, s.request));
+      PVEC_REQUIRE_OK(pvec_vector_reserve(v, s.request));
       CHECK(capi::capacity_of(v) == s.capacity);
       CHECK(capi::size_of(v) == 40);
       if (s.capacity != before) ++gen;
@@ -204,17 +204,17 @@ TEST_CASE("resize grows exactly, zero-fills, never shrinks the capacity", "[grow
     capi::fill_host_all(v, 2, 0, 30);
     uint64_t gen = capi::generation_of(v);
 
-    PVEC_REQUIRE_OK(pvec_resize(v, 50));  // within capacity 64: no reallocation
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 50));  // within capacity 64: no reallocation
     CHECK(capi::size_of(v) == 50);
     CHECK(capi::capacity_of(v) == 64);
     CHECK(capi::generation_of(v) == gen);
 
-    PVEC_REQUIRE_OK(pvec_resize(v, 200));  // exactly 256, not 128
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 200));  // exactly 256, not 128
     CHECK(capi::size_of(v) == 200);
     CHECK(capi::capacity_of(v) == 256);
     CHECK(capi::generation_of(v) == ++gen);
 
-    PVEC_REQUIRE_OK(pvec_resize(v, 257));  // 320, not 512
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 257));  // 320, not 512
     CHECK(capi::capacity_of(v) == 320);
     CHECK(capi::generation_of(v) == ++gen);
 
@@ -223,16 +223,16 @@ TEST_CASE("resize grows exactly, zero-fills, never shrinks the capacity", "[grow
     PVEC_CHECK_MATCH(capi::device_mismatch_all_via_copy(v, 1, 0, 30));
     PVEC_CHECK_MATCH(capi::host_mismatch_all(v, -1, 30, 257));
 
-    PVEC_REQUIRE_OK(pvec_resize(v, 3));
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 3));
     CHECK(capi::size_of(v) == 3);
     CHECK(capi::capacity_of(v) == 320);
     CHECK(capi::generation_of(v) == gen);
-    PVEC_REQUIRE_OK(pvec_resize(v, 0));
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 0));
     CHECK(capi::size_of(v) == 0);
     CHECK(capi::capacity_of(v) == 320);
     CHECK(capi::generation_of(v) == gen);
     // Same size again: nothing happens.
-    PVEC_REQUIRE_OK(pvec_resize(v, 0));
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 0));
     CHECK(capi::generation_of(v) == gen);
   }
 }
@@ -249,16 +249,16 @@ TEST_CASE("shrink_to_fit is the only way down, and keeps both mirrors", "[growth
     capi::fill_host_all(v, 5, 0, 1000);
     uint64_t gen = capi::generation_of(v);
 
-    PVEC_REQUIRE_OK(pvec_resize(v, 100));
-    PVEC_REQUIRE_OK(pvec_reserve(v, 10));
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 100));
+    PVEC_REQUIRE_OK(pvec_vector_reserve(v, 10));
     const int64_t gone[] = {0, 99};
-    PVEC_REQUIRE_OK(pvec_remove(v, gone, 2));  // reorders: generation + 1
+    PVEC_REQUIRE_OK(pvec_vector_remove(v, gone, 2));  // reorders: generation + 1
     ++gen;
     CHECK(capi::capacity_of(v) == 1024);
     CHECK(capi::generation_of(v) == gen);
     REQUIRE(capi::size_of(v) == 98);
 
-    PVEC_REQUIRE_OK(pvec_shrink_to_fit(v));
+    PVEC_REQUIRE_OK(pvec_vector_shrink_to_fit(v));
     CHECK(capi::capacity_of(v) == 128);
     CHECK(capi::generation_of(v) == ++gen);
     CHECK(capi::size_of(v) == 98);
@@ -284,18 +284,18 @@ TEST_CASE("shrink_to_fit is the only way down, and keeps both mirrors", "[growth
     CHECK(bad_dev == 0);
 
     // Already tight: nothing to do.
-    PVEC_REQUIRE_OK(pvec_shrink_to_fit(v));
+    PVEC_REQUIRE_OK(pvec_vector_shrink_to_fit(v));
     CHECK(capi::capacity_of(v) == 128);
     CHECK(capi::generation_of(v) == gen);
 
-    PVEC_REQUIRE_OK(pvec_resize(v, 0));
-    PVEC_REQUIRE_OK(pvec_shrink_to_fit(v));
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 0));
+    PVEC_REQUIRE_OK(pvec_vector_shrink_to_fit(v));
     CHECK(capi::capacity_of(v) == 64);  // never below 64
     CHECK(capi::generation_of(v) == ++gen);
     CHECK(capi::size_of(v) == 0);
     // Still usable afterwards.
     int64_t first = -1;
-    PVEC_REQUIRE_OK(pvec_append(v, 65, &first));
+    PVEC_REQUIRE_OK(pvec_vector_append(v, 65, &first));
     CHECK(first == 0);
     CHECK(capi::capacity_of(v) == 128);
   }

@@ -138,7 +138,7 @@ TEST_CASE("positions are vector[dim] of the position dtype, named pos", "[layout
         const pvec_layout l = capi::layout_of(v.get(), PVEC_POS);
         check_layout_fields(v.get(), PVEC_POS, l, "pos", pdt, 1, dim, 1, 77);
         int idx = 0;
-        PVEC_REQUIRE_OK(pvec_prop_index(v.get(), "pos", &idx));
+        PVEC_REQUIRE_OK(pvec_vector_get_prop_index(v.get(), "pos", &idx));
         CHECK(idx == PVEC_POS);
         check_round_trip_by_formula(v.get(), 11);
       }
@@ -226,46 +226,46 @@ TEST_CASE("vector queries report the descriptor", "[layout]") {
     d.ghost_width = 0.125;
     capi::Vector v = capi::make_vector(capi::mixed_props(), d);
     int dim = 0;
-    PVEC_REQUIRE_OK(pvec_dim(v.get(), &dim));
+    PVEC_REQUIRE_OK(pvec_vector_get_dim(v.get(), &dim));
     CHECK(dim == 3);
     pvec_dtype pdt = PVEC_INT32;
-    PVEC_REQUIRE_OK(pvec_pos_dtype(v.get(), &pdt));
+    PVEC_REQUIRE_OK(pvec_vector_get_pos_dtype(v.get(), &pdt));
     CHECK(pdt == PVEC_FLOAT32);
     double lo[PVEC_MAX_DIM] = {9, 9, 9, 9}, hi[PVEC_MAX_DIM] = {9, 9, 9, 9};
-    PVEC_REQUIRE_OK(pvec_domain(v.get(), lo, hi));
+    PVEC_REQUIRE_OK(pvec_vector_get_domain(v.get(), lo, hi));
     for (int k = 0; k < 3; ++k) {
       CHECK(lo[k] == d.domain_lo[k]);
       CHECK(hi[k] == d.domain_hi[k]);
     }
     CHECK(lo[3] == 9);  // only dim values are written
     CHECK(hi[3] == 9);
-    PVEC_REQUIRE_OK(pvec_domain(v.get(), nullptr, hi));
-    PVEC_REQUIRE_OK(pvec_domain(v.get(), lo, nullptr));
+    PVEC_REQUIRE_OK(pvec_vector_get_domain(v.get(), nullptr, hi));
+    PVEC_REQUIRE_OK(pvec_vector_get_domain(v.get(), lo, nullptr));
     int bc[PVEC_MAX_DIM] = {5, 5, 5, 5};
-    PVEC_REQUIRE_OK(pvec_boundaries(v.get(), bc));
+    PVEC_REQUIRE_OK(pvec_vector_get_boundaries(v.get(), bc));
     CHECK(bc[0] == PVEC_PERIODIC);
     CHECK(bc[1] == PVEC_NON_PERIODIC);
     CHECK(bc[2] == PVEC_PERIODIC);
     CHECK(bc[3] == 5);
     double gw = -1;
-    PVEC_REQUIRE_OK(pvec_ghost_width(v.get(), &gw));
+    PVEC_REQUIRE_OK(pvec_vector_get_ghost_width(v.get(), &gw));
     CHECK(gw == 0.125);
     int64_t ng = -1;
-    PVEC_REQUIRE_OK(pvec_ghost_size(v.get(), &ng));
+    PVEC_REQUIRE_OK(pvec_vector_get_ghost_size(v.get(), &ng));
     CHECK(ng == 0);
     int np = -1;
-    PVEC_REQUIRE_OK(pvec_prop_count(v.get(), &np));
+    PVEC_REQUIRE_OK(pvec_vector_get_prop_count(v.get(), &np));
     CHECK(np == 4);
     int idx = -9;
-    PVEC_REQUIRE_OK(pvec_prop_index(v.get(), "stress", &idx));
+    PVEC_REQUIRE_OK(pvec_vector_get_prop_index(v.get(), "stress", &idx));
     CHECK(idx == 2);
-    PVEC_REQUIRE_OK(pvec_prop_index(v.get(), "mass", &idx));
+    PVEC_REQUIRE_OK(pvec_vector_get_prop_index(v.get(), "mass", &idx));
     CHECK(idx == 0);
     const pvec_backend got = capi::backend_of(v.get());
     if (b == PVEC_BACKEND_HOST) CHECK(got == PVEC_BACKEND_HOST);
     if (b == PVEC_BACKEND_AUTO) CHECK(got == (devices > 0 ? PVEC_BACKEND_CUDA : PVEC_BACKEND_HOST));
     int ordinal = -7;
-    PVEC_REQUIRE_OK(pvec_vector_device(v.get(), &ordinal));
+    PVEC_REQUIRE_OK(pvec_vector_get_device(v.get(), &ordinal));
     if (got == PVEC_BACKEND_HOST) {
       CHECK(ordinal == -1);
     } else {
@@ -273,7 +273,7 @@ TEST_CASE("vector queries report the descriptor", "[layout]") {
       CHECK(ordinal < devices);
     }
     pvec_stream_t st = reinterpret_cast<pvec_stream_t>(uintptr_t{1});
-    PVEC_REQUIRE_OK(pvec_get_stream(v.get(), &st));
+    PVEC_REQUIRE_OK(pvec_vector_get_stream(v.get(), &st));
     CHECK(st == nullptr);
     CHECK(std::string(pvec_last_error()).empty());
   }
@@ -318,11 +318,11 @@ TEST_CASE("version", "[layout]") {
 TEST_CASE("layouts_get returns the layouts of a list, or of everything, in one call", "[layout]") {
   capi::Vector v = capi::make_vector(capi::mixed_props(), capi::make_desc(100));
   int np = 0;
-  PVEC_REQUIRE_OK(pvec_prop_count(v.get(), &np));
+  PVEC_REQUIRE_OK(pvec_vector_get_prop_count(v.get(), &np));
   SECTION("everything: the positions, then every property") {
     std::vector<pvec_layout> all(static_cast<size_t>(np) + 1);
     all[0].struct_size = sizeof(pvec_layout);
-    PVEC_REQUIRE_OK(pvec_layouts_get(v.get(), nullptr, 0, all.data(), np + 1));
+    PVEC_REQUIRE_OK(pvec_vector_get_layouts(v.get(), nullptr, 0, all.data(), np + 1));
     for (int k = 0; k <= np; ++k) {
       const pvec_layout one = capi::layout_of(v.get(), k == 0 ? PVEC_POS : k - 1);
       CHECK(all[k].struct_size == sizeof(pvec_layout));
@@ -338,7 +338,7 @@ TEST_CASE("layouts_get returns the layouts of a list, or of everything, in one c
     const int list[3] = {2, PVEC_POS, 0};
     pvec_layout out[3];
     out[0].struct_size = sizeof(pvec_layout);
-    PVEC_REQUIRE_OK(pvec_layouts_get(v.get(), list, 3, out, 3));
+    PVEC_REQUIRE_OK(pvec_vector_get_layouts(v.get(), list, 3, out, 3));
     for (int k = 0; k < 3; ++k) CHECK(out[k].prop == list[k]);
   }
   SECTION("a newer caller's larger elements: the stride is out[0].struct_size") {
@@ -350,7 +350,7 @@ TEST_CASE("layouts_get returns the layouts of a list, or of everything, in one c
     std::memset(static_cast<void*>(b), 0x5a, sizeof b);
     b[0].l.struct_size = sizeof(Bigger);
     const int list[2] = {0, 1};
-    PVEC_REQUIRE_OK(pvec_layouts_get(v.get(), list, 2, &b[0].l, 2));
+    PVEC_REQUIRE_OK(pvec_vector_get_layouts(v.get(), list, 2, &b[0].l, 2));
     CHECK(b[1].l.struct_size == sizeof(Bigger));
     CHECK(b[1].l.prop == 1);
     CHECK(b[1].l.host_ptr == capi::layout_of(v.get(), 1).host_ptr);
@@ -360,7 +360,7 @@ TEST_CASE("layouts_get returns the layouts of a list, or of everything, in one c
   SECTION("PVEC_NO_PROPS: nothing asked, nothing written") {
     pvec_layout l = PVEC_LAYOUT_INIT;
     l.prop = 12345;
-    PVEC_REQUIRE_OK(pvec_layouts_get(v.get(), PVEC_NO_PROPS, 0, &l, 1));
+    PVEC_REQUIRE_OK(pvec_vector_get_layouts(v.get(), PVEC_NO_PROPS, 0, &l, 1));
     CHECK(l.prop == 12345);
     PVEC_REQUIRE_OK(pvec_host_to_device(v.get(), PVEC_NO_PROPS, 0));
     CHECK(pvec_host_to_device(v.get(), PVEC_NO_PROPS, 1) == PVEC_ERROR_INVALID_ARGUMENT);
@@ -370,8 +370,8 @@ TEST_CASE("layouts_get returns the layouts of a list, or of everything, in one c
     pvec_layout out[2];
     std::memset(static_cast<void*>(out), 0x33, sizeof out);
     out[0].struct_size = sizeof(pvec_layout);
-    CHECK(pvec_layouts_get(v.get(), list, 2, out, 2) == PVEC_ERROR_OUT_OF_RANGE);
-    CHECK(std::string(pvec_last_error()).find("pvec_layouts_get") == 0);
+    CHECK(pvec_vector_get_layouts(v.get(), list, 2, out, 2) == PVEC_ERROR_OUT_OF_RANGE);
+    CHECK(std::string(pvec_last_error()).find("pvec_vector_get_layouts") == 0);
     CHECK(out[0].struct_size == sizeof(pvec_layout));
     CHECK(out[0].prop == 0x33333333);
   }
@@ -383,7 +383,7 @@ TEST_CASE("ghost_get with PVEC_NO_PROPS sends the positions only", "[layout]") {
   d.ghost_width = 0.1;
   capi::Vector v = capi::make_vector(capi::mixed_props(), d);
   int64_t cap = 0;
-  PVEC_REQUIRE_OK(pvec_capacity(v.get(), &cap));
+  PVEC_REQUIRE_OK(pvec_vector_get_capacity(v.get(), &cap));
   double* x = static_cast<double*>(pvec_host_ptr(v.get(), PVEC_POS));
   for (int64_t i = 0; i < 200; ++i) {
     x[i] = (i * 37 % 200) / 200.0;
@@ -391,14 +391,14 @@ TEST_CASE("ghost_get with PVEC_NO_PROPS sends the positions only", "[layout]") {
   }
   PVEC_REQUIRE_OK(pvec_ghost_get(v.get(), nullptr, 0, 0));
   int64_t g_all = 0;
-  PVEC_REQUIRE_OK(pvec_ghost_size(v.get(), &g_all));
+  PVEC_REQUIRE_OK(pvec_vector_get_ghost_size(v.get(), &g_all));
   REQUIRE(g_all > 0);
   pvec_op_stats all = {};
   all.struct_size = sizeof all;
-  PVEC_REQUIRE_OK(pvec_last_op_stats(v.get(), &all));
+  PVEC_REQUIRE_OK(pvec_vector_get_op_stats(v.get(), &all));
   PVEC_REQUIRE_OK(pvec_ghost_get(v.get(), PVEC_NO_PROPS, 0, 0));
   int64_t g = 0;
-  PVEC_REQUIRE_OK(pvec_ghost_size(v.get(), &g));
+  PVEC_REQUIRE_OK(pvec_vector_get_ghost_size(v.get(), &g));
   CHECK(g == g_all);
   CHECK(pvec_ghost_get(v.get(), PVEC_NO_PROPS, 2, 0) == PVEC_ERROR_INVALID_ARGUMENT);
 }

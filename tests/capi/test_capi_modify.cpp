@@ -67,28 +67,28 @@ TEST_CASE("remove keeps the survivors' relative order on both mirrors", "[modify
     fill_both(v, 1, 2, 10);
     const uint64_t gen = capi::generation_of(v);
     const int64_t gone[3] = {7, 2, 5};  // any order
-    PVEC_REQUIRE_OK(pvec_remove(v, gone, 3));
+    PVEC_REQUIRE_OK(pvec_vector_remove(v, gone, 3));
     CHECK(capi::generation_of(v) == gen + 1);  // reordered
     CHECK(capi::capacity_of(v) == 64);
     check_order_both(v, {0, 1, 3, 4, 6, 8, 9}, 1, 2);
 
     // Nothing to remove: no reordering, no new generation.
     fill_both(v, 1, 2, 7);
-    PVEC_REQUIRE_OK(pvec_remove(v, nullptr, 0));
+    PVEC_REQUIRE_OK(pvec_vector_remove(v, nullptr, 0));
     const int64_t one = 3;
-    PVEC_REQUIRE_OK(pvec_remove(v, &one, 0));
+    PVEC_REQUIRE_OK(pvec_vector_remove(v, &one, 0));
     CHECK(capi::generation_of(v) == gen + 1);
     check_order_both(v, iota(7), 1, 2);
 
     // First and last.
     fill_both(v, 3, 4, 7);
     const int64_t ends[2] = {6, 0};
-    PVEC_REQUIRE_OK(pvec_remove(v, ends, 2));
+    PVEC_REQUIRE_OK(pvec_vector_remove(v, ends, 2));
     check_order_both(v, {1, 2, 3, 4, 5}, 3, 4);
 
     // Everything.
     const int64_t all[5] = {4, 3, 2, 1, 0};
-    PVEC_REQUIRE_OK(pvec_remove(v, all, 5));
+    PVEC_REQUIRE_OK(pvec_vector_remove(v, all, 5));
     CHECK(capi::size_of(v) == 0);
     CHECK(capi::capacity_of(v) == 64);
   }
@@ -110,7 +110,7 @@ TEST_CASE("random removals match a reference on both mirrors", "[modify]") {
       std::vector<int64_t> idx = iota(n);
       std::shuffle(idx.begin(), idx.end(), rng);
       idx.resize(size_t(n / 3));
-      PVEC_REQUIRE_OK(pvec_remove(v, idx.data(), int64_t(idx.size())));
+      PVEC_REQUIRE_OK(pvec_vector_remove(v, idx.data(), int64_t(idx.size())));
       std::vector<char> dead(size_t(n), 0);
       for (int64_t k : idx) dead[size_t(k)] = 1;
       std::vector<int64_t> next;
@@ -154,12 +154,12 @@ TEST_CASE("bad removal lists change nothing", "[modify]") {
     for (const Bad& x : bad) {
       INFO("list of " << x.count << " starting with " << x.idx[0]);
       const capi::Snapshot before = capi::snapshot(v);
-      PVEC_REQUIRE_STATUS(pvec_remove(v, x.idx.data(), x.count), x.want);
+      PVEC_REQUIRE_STATUS(pvec_vector_remove(v, x.idx.data(), x.count), x.want);
       const capi::Snapshot after = capi::snapshot(v);
       INFO(capi::to_string(before) << " / " << capi::to_string(after));
       CHECK(after == before);
     }
-    PVEC_REQUIRE_STATUS(pvec_remove(v, nullptr, 2), PVEC_ERROR_INVALID_ARGUMENT);
+    PVEC_REQUIRE_STATUS(pvec_vector_remove(v, nullptr, 2), PVEC_ERROR_INVALID_ARGUMENT);
     check_order_both(v, iota(10), 1, 2);
   }
 }
@@ -171,8 +171,8 @@ TEST_CASE("resize down then up gives zeros for the regrown part", "[modify]") {
         capi::make_vector(capi::mixed_props(), capi::make_desc(100, 3, PVEC_FLOAT64, b));
     pvec_vector_t v = vec.get();
     fill_both(v, 1, 2, 100);
-    PVEC_REQUIRE_OK(pvec_resize(v, 40));
-    PVEC_REQUIRE_OK(pvec_resize(v, 100));  // same capacity: the old slots are reused
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 40));
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 100));  // same capacity: the old slots are reused
     CHECK(capi::capacity_of(v) == 128);
     PVEC_CHECK_MATCH(capi::host_mismatch_all(v, 2, 0, 40));
     PVEC_CHECK_MATCH(capi::host_mismatch_all(v, -1, 40, 100));
@@ -181,8 +181,8 @@ TEST_CASE("resize down then up gives zeros for the regrown part", "[modify]") {
 
     // Down, then up past the capacity.
     fill_both(v, 3, 4, 100);
-    PVEC_REQUIRE_OK(pvec_resize(v, 10));
-    PVEC_REQUIRE_OK(pvec_resize(v, 1000));
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 10));
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 1000));
     CHECK(capi::capacity_of(v) == 1024);
     PVEC_CHECK_MATCH(capi::host_mismatch_all(v, 4, 0, 10));
     PVEC_CHECK_MATCH(capi::host_mismatch_all(v, -1, 10, 1000));
@@ -198,27 +198,27 @@ TEST_CASE("append returns the first index and zero-fills reused slots", "[modify
         capi::make_vector(capi::mixed_props(), capi::make_desc(5, 3, PVEC_FLOAT64, b));
     pvec_vector_t v = vec.get();
     int64_t first = -1;
-    PVEC_REQUIRE_OK(pvec_append(v, 3, &first));
+    PVEC_REQUIRE_OK(pvec_vector_append(v, 3, &first));
     CHECK(first == 5);
     CHECK(capi::size_of(v) == 8);
-    PVEC_REQUIRE_OK(pvec_append(v, 2, nullptr));
+    PVEC_REQUIRE_OK(pvec_vector_append(v, 2, nullptr));
     CHECK(capi::size_of(v) == 10);
     first = -1;
-    PVEC_REQUIRE_OK(pvec_append(v, 0, &first));
+    PVEC_REQUIRE_OK(pvec_vector_append(v, 0, &first));
     CHECK(first == 10);
     CHECK(capi::size_of(v) == 10);
 
     // Slots 6..9 hold data; after removing 4 particles, appending reuses them.
     fill_both(v, 1, 2, 10);
     const int64_t gone[4] = {0, 2, 4, 6};
-    PVEC_REQUIRE_OK(pvec_remove(v, gone, 4));
-    PVEC_REQUIRE_OK(pvec_append(v, 4, &first));
+    PVEC_REQUIRE_OK(pvec_vector_remove(v, gone, 4));
+    PVEC_REQUIRE_OK(pvec_vector_append(v, 4, &first));
     CHECK(first == 6);
     PVEC_CHECK_MATCH(order_mismatch(v, {1, 3, 5, 7, 8, 9}, 2));
     PVEC_CHECK_MATCH(capi::host_mismatch_all(v, -1, 6, 10));
     // And after a resize down.
-    PVEC_REQUIRE_OK(pvec_resize(v, 2));
-    PVEC_REQUIRE_OK(pvec_append(v, 8, &first));
+    PVEC_REQUIRE_OK(pvec_vector_resize(v, 2));
+    PVEC_REQUIRE_OK(pvec_vector_append(v, 8, &first));
     CHECK(first == 2);
     CHECK(capi::size_of(v) == 10);
     PVEC_CHECK_MATCH(order_mismatch(v, {1, 3}, 2));

@@ -12,7 +12,7 @@ namespace {
 
 int count_of(pvec_schema_t s) {
   int n = -1;
-  PVEC_REQUIRE_OK(pvec_schema_count(s, &n));
+  PVEC_REQUIRE_OK(pvec_schema_get_count(s, &n));
   return n;
 }
 
@@ -64,7 +64,7 @@ TEST_CASE("every dtype and shape is accepted, through every add function", "[sch
     PVEC_REQUIRE_OK(pvec_vector_create(&desc, s.get(), &v));
     capi::Vector owner(v);
     int nprops = -1;
-    PVEC_REQUIRE_OK(pvec_prop_count(v, &nprops));
+    PVEC_REQUIRE_OK(pvec_vector_get_prop_count(v, &nprops));
     REQUIRE(nprops == 10);
     const int ranks[10] = {0, 1, 1, 2, 2, 0, 1, 1, 2, 2};
     const int64_t ncomp[10] = {1, 1, 3, 4, 6, 1, 1, 3, 4, 6};
@@ -232,14 +232,14 @@ TEST_CASE("a vector copies its schema", "[schema]") {
   }  // schema destroyed here
   capi::Vector owner(v);
   int n = -1;
-  PVEC_REQUIRE_OK(pvec_prop_count(v, &n));
+  PVEC_REQUIRE_OK(pvec_vector_get_prop_count(v, &n));
   CHECK(n == 1);
   int idx = -7;
-  PVEC_REQUIRE_OK(pvec_prop_index(v, "vel", &idx));
+  PVEC_REQUIRE_OK(pvec_vector_get_prop_index(v, "vel", &idx));
   CHECK(idx == 0);
-  PVEC_REQUIRE_OK(pvec_prop_index(v, "pos", &idx));
+  PVEC_REQUIRE_OK(pvec_vector_get_prop_index(v, "pos", &idx));
   CHECK(idx == PVEC_POS);
-  PVEC_REQUIRE_STATUS(pvec_prop_index(v, "late", &idx), PVEC_ERROR_INVALID_ARGUMENT);
+  PVEC_REQUIRE_STATUS(pvec_vector_get_prop_index(v, "late", &idx), PVEC_ERROR_INVALID_ARGUMENT);
   const pvec_layout l = capi::layout_of(v, 0);
   CHECK(std::string(l.name) == "vel");
   CHECK(l.ncomp == 3);
@@ -253,7 +253,7 @@ TEST_CASE("an empty schema makes a vector with positions only", "[schema]") {
   PVEC_REQUIRE_OK(pvec_vector_create(&desc, s.get(), &v));
   capi::Vector owner(v);
   int n = -1;
-  PVEC_REQUIRE_OK(pvec_prop_count(v, &n));
+  PVEC_REQUIRE_OK(pvec_vector_get_prop_count(v, &n));
   CHECK(n == 0);
   const pvec_layout l = capi::layout_of(v, PVEC_POS);
   CHECK(l.ncomp == 2);

@@ -173,19 +173,19 @@ TEST_CASE("async transfers on the default stream, then synchronize", "[transfer]
     const int64_t n = 2000;
     capi::Vector vec = make(c, n);
     pvec_vector_t v = vec.get();
-    PVEC_REQUIRE_OK(pvec_set_stream(v, nullptr));
+    PVEC_REQUIRE_OK(pvec_vector_set_stream(v, nullptr));
     capi::fill_host_all(v, 7, 0, n);
     PVEC_REQUIRE_OK(pvec_host_to_device_async(v, nullptr, 0, nullptr));
-    PVEC_REQUIRE_OK(pvec_synchronize(v));
+    PVEC_REQUIRE_OK(pvec_vector_synchronize(v));
     capi::set_host_all(v, 0.0, 0, n);
     PVEC_REQUIRE_OK(pvec_device_to_host_async(v, nullptr, 0, nullptr));
-    PVEC_REQUIRE_OK(pvec_synchronize(v));
+    PVEC_REQUIRE_OK(pvec_vector_synchronize(v));
     PVEC_CHECK_MATCH(capi::host_mismatch_all(v, 7, 0, n));
     // A partial async copy.
     capi::fill_host_all(v, 8, 0, n);
     const int some[2] = {0, PVEC_POS};
     PVEC_REQUIRE_OK(pvec_host_to_device_async(v, some, 2, nullptr));
-    PVEC_REQUIRE_OK(pvec_synchronize(v));
+    PVEC_REQUIRE_OK(pvec_vector_synchronize(v));
     capi::set_host_all(v, 0.0, 0, n);
     PVEC_REQUIRE_OK(pvec_device_to_host(v, nullptr, 0));
     check_host_fields(v, {0, PVEC_POS}, 8, 7, n);
@@ -227,7 +227,7 @@ TEST_CASE("bad property lists copy nothing", "[transfer]") {
                               b.want);
         else
           PVEC_REQUIRE_STATUS(pvec_host_to_device(v, b.props.data(), b.nprops), b.want);
-        PVEC_REQUIRE_OK(pvec_synchronize(v));
+        PVEC_REQUIRE_OK(pvec_vector_synchronize(v));
         const capi::Snapshot after = capi::snapshot(v);
         INFO(capi::to_string(before) << " / " << capi::to_string(after));
         CHECK(after == before);
@@ -241,7 +241,7 @@ TEST_CASE("bad property lists copy nothing", "[transfer]") {
                               b.want);
         else
           PVEC_REQUIRE_STATUS(pvec_device_to_host(v, b.props.data(), b.nprops), b.want);
-        PVEC_REQUIRE_OK(pvec_synchronize(v));
+        PVEC_REQUIRE_OK(pvec_vector_synchronize(v));
         PVEC_CHECK_MATCH(capi::host_mismatch_all(v, 2, 0, n));
       }
     }
@@ -261,7 +261,7 @@ TEST_CASE("staged transfers keep their page-locked blocks until shrink_to_fit", 
   auto stats = [] {
     pvec_memory_stats m{};
     m.struct_size = sizeof m;
-    PVEC_REQUIRE_OK(pvec_memory_stats_get(&m));
+    PVEC_REQUIRE_OK(pvec_memory_get_stats(&m));
     return m;
   };
   const pvec_memory_stats before = stats();
@@ -281,6 +281,6 @@ TEST_CASE("staged transfers keep their page-locked blocks until shrink_to_fit", 
   CHECK(again.pinned_bytes == first.pinned_bytes);
   PVEC_CHECK_MATCH(capi::device_mismatch_all_via_copy(v, 5, 0, n));
   // shrink_to_fit gives them back.
-  PVEC_REQUIRE_OK(pvec_shrink_to_fit(v));
+  PVEC_REQUIRE_OK(pvec_vector_shrink_to_fit(v));
   CHECK(stats().pinned_bytes == before.pinned_bytes);
 }

@@ -44,7 +44,7 @@ TEST_CASE("layout_get writes only the caller's prefix", "[versioned]") {
     INFO("struct_size " << sz);
     Padded<pvec_layout> p;
     p.s.struct_size = sz;
-    PVEC_REQUIRE_OK(pvec_layout_get(v.get(), PVEC_POS, &p.s));
+    PVEC_REQUIRE_OK(pvec_vector_get_layout(v.get(), PVEC_POS, &p.s));
     CHECK(p.s.struct_size == sz);  // kept as the caller set it
     CHECK(p.s.capacity >= 64);
     CHECK(p.bytes_untouched_from(std::min(sz, sizeof(pvec_layout))));
@@ -57,14 +57,14 @@ TEST_CASE("memory_stats_get writes only the caller's prefix", "[versioned]") {
     INFO("struct_size " << sz);
     Padded<pvec_memory_stats> p;
     p.s.struct_size = sz;
-    PVEC_REQUIRE_OK(pvec_memory_stats_get(&p.s));
+    PVEC_REQUIRE_OK(pvec_memory_get_stats(&p.s));
     CHECK(p.s.struct_size == sz);
     CHECK(p.s.host_allocs >= 0);
     CHECK(p.bytes_untouched_from(std::min(sz, sizeof(pvec_memory_stats))));
   }
   pvec_memory_stats small{};
   small.struct_size = PVEC_MEMORY_STATS_SIZE_V1 - 1;
-  CHECK(pvec_memory_stats_get(&small) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_memory_get_stats(&small) == PVEC_ERROR_INVALID_ARGUMENT);
   CHECK(std::string(pvec_last_error()).find("PVEC_MEMORY_STATS") == std::string::npos);
   CHECK(std::string(pvec_last_error()).find("sizeof(pvec_memory_stats)") != std::string::npos);
 }
@@ -76,7 +76,7 @@ TEST_CASE("last_op_stats writes only the caller's prefix, every layout", "[versi
     INFO("struct_size " << sz);
     Padded<pvec_op_stats> p;
     p.s.struct_size = sz;
-    PVEC_REQUIRE_OK(pvec_last_op_stats(v.get(), &p.s));
+    PVEC_REQUIRE_OK(pvec_vector_get_op_stats(v.get(), &p.s));
     CHECK(p.s.struct_size == sz);
     CHECK(p.s.particles_sent == 0);
     CHECK(p.bytes_untouched_from(std::min(sz, sizeof(pvec_op_stats))));
@@ -100,8 +100,8 @@ TEST_CASE("vector_create reads only the caller's prefix", "[versioned]") {
     PVEC_REQUIRE_OK(pvec_vector_create(&p.s, s.get(), &v));
     int dim = 0;
     int64_t n = 0;
-    PVEC_REQUIRE_OK(pvec_dim(v, &dim));
-    PVEC_REQUIRE_OK(pvec_size(v, &n));
+    PVEC_REQUIRE_OK(pvec_vector_get_dim(v, &dim));
+    PVEC_REQUIRE_OK(pvec_vector_get_size(v, &n));
     CHECK(dim == 2);
     CHECK(n == 10);
     PVEC_REQUIRE_OK(pvec_vector_destroy(v));

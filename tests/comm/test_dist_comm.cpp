@@ -3,9 +3,9 @@
 // capacity = the local count rounded up to 64; a vector on a sub-communicator (MPI_Comm_split
 // halves of MPI_COMM_WORLD, by desc.comm_f and by pvec_vector_desc_set_comm) reports that
 // communicator's size and rank and maps within it independently of the other half; the
-// subdomains tile the box exactly (shared edges, no overlap); pvec_owner_rank agrees with the
-// brute-force owner (half-open boxes, closed at a non-periodic hi, periodic points wrapped),
-// map puts every particle on its owner, and bad points are rejected.
+// subdomains tile the box exactly (shared edges, no overlap); pvec_vector_get_owner_rank agrees
+// with the brute-force owner (half-open boxes, closed at a non-periodic hi, periodic points
+// wrapped), map puts every particle on its owner, and bad points are rejected.
 #include "dist_util.hpp"
 
 #include <algorithm>
@@ -81,8 +81,8 @@ TEST_CASE("EVEN placement splits a global count, lower ranks first", "[dist][cre
     if (n_ghost(v) != 0) f.add("ghosts after creation");
     if (sum(n_local(v)) != n) f.add("the local sizes do not add up to the global count");
     int size_v = 0, rank_v = -1;
-    DIST_OK(pvec_comm_size(v, &size_v));
-    DIST_OK(pvec_comm_rank(v, &rank_v));
+    DIST_OK(pvec_vector_get_nranks(v, &size_v));
+    DIST_OK(pvec_vector_get_rank(v, &rank_v));
     if (size_v != P || rank_v != r) f.addf("comm size/rank ", size_v, "/", rank_v);
     check_zero(v, f);
     f.require("EVEN placement");
@@ -132,8 +132,8 @@ TEST_CASE("a vector on a sub-communicator lives and maps there", "[dist][create]
   pvec_schema_destroy(schema);
   Failures f;
   int size_v = 0, rank_v = -1;
-  DIST_OK(pvec_comm_size(v, &size_v));
-  DIST_OK(pvec_comm_rank(v, &rank_v));
+  DIST_OK(pvec_vector_get_nranks(v, &size_v));
+  DIST_OK(pvec_vector_get_rank(v, &rank_v));
   if (size_v != hs || rank_v != hr)
     f.addf("comm size/rank ", size_v, "/", rank_v, ", expected ", hs, "/", hr);
   const int64_t N = desc.n_particles;
@@ -171,12 +171,12 @@ TEST_CASE("a vector on a sub-communicator lives and maps there", "[dist][create]
   check_values(v, p, 0, n, 77, f);
   // Every particle sits in this rank's subdomain of the half's decomposition.
   double lo[2], hi[2];
-  DIST_OK(pvec_subdomain(v, lo, hi));
+  DIST_OK(pvec_vector_get_subdomain(v, lo, hi));
   Column pos = column(v, PVEC_POS);
   for (int64_t i = 0; i < n; ++i) {
     double x[2] = {get_pos(pos, i, 0), get_pos(pos, i, 1)};
     int owner = -1;
-    if (pvec_owner_rank(v, x, &owner) != PVEC_SUCCESS || owner != hr)
+    if (pvec_vector_get_owner_rank(v, x, &owner) != PVEC_SUCCESS || owner != hr)
       f.addf("particle ", i, " owner ", owner, ", this rank is ", hr, " of the half");
     for (int d = 0; d < 2; ++d)
       if (!(x[d] >= lo[d] && (x[d] < hi[d] || (d == 1 && x[d] == hi[d] && hi[d] == 1.0))))
@@ -245,7 +245,7 @@ TEST_CASE("subdomains tile the box and owner_rank agrees with brute force", "[di
         if (dc.periodic[d] && w[d] == dc.hi[d]) w[d] = dc.lo[d];
       const int want = dc.owner(w.data());
       int got = -1;
-      const pvec_status st = pvec_owner_rank(v, x.data(), &got);
+      const pvec_status st = pvec_vector_get_owner_rank(v, x.data(), &got);
       if (st != PVEC_SUCCESS || got != want)
         f.addf("owner_rank at (", x[0], dim > 1 ? ", ..." : "", ") is ", got, " status ", st,
                ", brute force ", want);
@@ -254,7 +254,7 @@ TEST_CASE("subdomains tile the box and owner_rank agrees with brute force", "[di
       std::vector<double> y = w;
       for (int d = 0; d < dim; ++d)
         if (dc.periodic[d]) y[d] += (d % 2 ? -2.0 : 3.0) * dc.len(d);
-      if (pvec_owner_rank(v, y.data(), &got) != PVEC_SUCCESS || got != want)
+      if (pvec_vector_get_owner_rank(v, y.data(), &got) != PVEC_SUCCESS || got != want)
         f.addf("owner_rank of a periodic image is ", got, ", expected ", want);
     }
     // Bad points.
@@ -267,18 +267,18 @@ TEST_CASE("subdomains tile the box and owner_rank agrees with brute force", "[di
     if (np >= 0) {
       std::vector<double> b = bad;
       b[np] = nudge(dc.hi[np], PVEC_FLOAT64, 1);
-      if (pvec_owner_rank(v, b.data(), &out) != PVEC_ERROR_INVALID_ARGUMENT)
+      if (pvec_vector_get_owner_rank(v, b.data(), &out) != PVEC_ERROR_INVALID_ARGUMENT)
         f.add("owner_rank accepted a point past a non-periodic hi");
     }
     bad[0] = std::numeric_limits<double>::quiet_NaN();
-    if (pvec_owner_rank(v, bad.data(), &out) != PVEC_ERROR_INVALID_ARGUMENT)
+    if (pvec_vector_get_owner_rank(v, bad.data(), &out) != PVEC_ERROR_INVALID_ARGUMENT)
       f.add("owner_rank accepted NaN");
     bad[0] = std::numeric_limits<double>::infinity();
-    if (pvec_owner_rank(v, bad.data(), &out) != PVEC_ERROR_INVALID_ARGUMENT)
+    if (pvec_vector_get_owner_rank(v, bad.data(), &out) != PVEC_ERROR_INVALID_ARGUMENT)
       f.add("owner_rank accepted +Inf");
-    if (pvec_owner_rank(v, nullptr, &out) != PVEC_ERROR_INVALID_ARGUMENT)
+    if (pvec_vector_get_owner_rank(v, nullptr, &out) != PVEC_ERROR_INVALID_ARGUMENT)
       f.add("owner_rank accepted x == NULL");
-    if (pvec_subdomain(v, nullptr, nullptr) != PVEC_ERROR_INVALID_ARGUMENT)
+    if (pvec_vector_get_subdomain(v, nullptr, nullptr) != PVEC_ERROR_INVALID_ARGUMENT)
       f.add("subdomain accepted lo == hi == NULL");
     f.require("decomposition");
     DIST_OK(pvec_vector_destroy(v));

@@ -222,7 +222,7 @@ TEST_CASE("lists release their handle once; moves transfer it", "[cpp][neighbors
     CHECK(c.view().n == v.size());
   }
   pvec_verlet_info info = PVEC_VERLET_INFO_INIT;
-  CHECK(pvec_verlet_get(raw, &info) == PVEC_ERROR_INVALID_HANDLE);
+  CHECK(pvec_verlet_get_info(raw, &info) == PVEC_ERROR_INVALID_HANDLE);
 
   pvec_cell_list_t rc = nullptr;
   {
@@ -230,7 +230,7 @@ TEST_CASE("lists release their handle once; moves transfer it", "[cpp][neighbors
     rc = a.release();
   }
   pvec_cell_list_info ci = PVEC_CELL_LIST_INFO_INIT;
-  CHECK(pvec_cell_list_get(rc, &ci) == PVEC_SUCCESS);  // release() did not destroy it
+  CHECK(pvec_cell_list_get_info(rc, &ci) == PVEC_SUCCESS);  // release() did not destroy it
   CHECK(pvec_cell_list_destroy(rc) == PVEC_SUCCESS);
 
   // A list outliving its vector reports INVALID_HANDLE instead of reading freed rows.

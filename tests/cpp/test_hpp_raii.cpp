@@ -105,16 +105,16 @@ TEST_CASE("destruction invalidates the C handles exactly once", "[cpp][raii]") {
     pvec::vector v(pvec::vector_desc().particles(5), s);
     raw_vec = v.get();
     std::int64_t n = -1;
-    REQUIRE(pvec_size(raw_vec, &n) == PVEC_SUCCESS);
+    REQUIRE(pvec_vector_get_size(raw_vec, &n) == PVEC_SUCCESS);
     CHECK(n == 5);
     int count = 0;
-    REQUIRE(pvec_schema_count(raw_schema, &count) == PVEC_SUCCESS);
+    REQUIRE(pvec_schema_get_count(raw_schema, &count) == PVEC_SUCCESS);
     CHECK(count == 3);
   }
   std::int64_t n = -1;
-  CHECK(pvec_size(raw_vec, &n) == PVEC_ERROR_INVALID_HANDLE);
+  CHECK(pvec_vector_get_size(raw_vec, &n) == PVEC_ERROR_INVALID_HANDLE);
   int count = 0;
-  CHECK(pvec_schema_count(raw_schema, &count) == PVEC_ERROR_INVALID_HANDLE);
+  CHECK(pvec_schema_get_count(raw_schema, &count) == PVEC_ERROR_INVALID_HANDLE);
 }
 
 TEST_CASE("release and adopt hand ownership across the C boundary", "[cpp][raii]") {
@@ -126,13 +126,13 @@ TEST_CASE("release and adopt hand ownership across the C boundary", "[cpp][raii]
     CHECK_FALSE(v);
   }
   std::int64_t n = 0;
-  REQUIRE(pvec_size(raw, &n) == PVEC_SUCCESS);  // release() did not destroy it
+  REQUIRE(pvec_vector_get_size(raw, &n) == PVEC_SUCCESS);  // release() did not destroy it
   CHECK(n == 64);
   {
     pvec::vector back = pvec::vector::adopt(raw);
     CHECK(back.size() == 64);
   }
-  CHECK(pvec_size(raw, &n) == PVEC_ERROR_INVALID_HANDLE);
+  CHECK(pvec_vector_get_size(raw, &n) == PVEC_ERROR_INVALID_HANDLE);
   CHECK(live_bytes() == baseline);
 
   pvec::schema s = make_schema();
@@ -140,7 +140,7 @@ TEST_CASE("release and adopt hand ownership across the C boundary", "[cpp][raii]
   CHECK_FALSE(s);
   CHECK(s.get() == nullptr);
   int count = 0;
-  REQUIRE(pvec_schema_count(raw_schema, &count) == PVEC_SUCCESS);
+  REQUIRE(pvec_schema_get_count(raw_schema, &count) == PVEC_SUCCESS);
   CHECK(count == 3);
   CHECK(pvec_schema_destroy(raw_schema) == PVEC_SUCCESS);
 }
@@ -173,7 +173,7 @@ TEST_CASE("moves transfer the vector and leave an empty object", "[cpp][move]") 
     CHECK(b.get() == raw_a);
     CHECK_FALSE(a);
     std::int64_t n = 0;
-    CHECK(pvec_size(raw_b, &n) == PVEC_ERROR_INVALID_HANDLE);
+    CHECK(pvec_vector_get_size(raw_b, &n) == PVEC_ERROR_INVALID_HANDLE);
     CHECK(b.size() == 100);
   }
   SECTION("self move assignment keeps the vector") {
@@ -192,7 +192,7 @@ TEST_CASE("moves transfer the vector and leave an empty object", "[cpp][move]") 
     a.reset();
     CHECK_FALSE(a);
     std::int64_t n = 0;
-    CHECK(pvec_size(raw_a, &n) == PVEC_ERROR_INVALID_HANDLE);
+    CHECK(pvec_vector_get_size(raw_a, &n) == PVEC_ERROR_INVALID_HANDLE);
     a.reset();  // twice is harmless
   }
   a.reset();
@@ -213,7 +213,7 @@ TEST_CASE("schema moves keep the declared properties", "[cpp][move]") {
   CHECK(c.get() == raw);
   CHECK(c.count() == 3);
   int count = 0;
-  CHECK(pvec_schema_count(raw_c, &count) == PVEC_ERROR_INVALID_HANDLE);
+  CHECK(pvec_schema_get_count(raw_c, &count) == PVEC_ERROR_INVALID_HANDLE);
   require_error([&] { (void)a.count(); }, PVEC_ERROR_INVALID_HANDLE);
   require_error([&] { a.add_scalar<float>("x"); }, PVEC_ERROR_INVALID_HANDLE);
 }
@@ -282,12 +282,12 @@ TEST_CASE("failures throw pvec::error with status and message", "[cpp][errors]")
     CHECK_NOTHROW(pvec::check(PVEC_SUCCESS));
     require_error([] { pvec::check(PVEC_ERROR_INTERNAL); }, PVEC_ERROR_INTERNAL);
     // The pvec_last_error detail of the failing call is in the message.
-    pvec_status st = pvec_reserve(v.get(), -5);
+    pvec_status st = pvec_vector_reserve(v.get(), -5);
     REQUIRE(st == PVEC_ERROR_INVALID_ARGUMENT);
     const std::string detail = pvec_last_error();
     REQUIRE_FALSE(detail.empty());
-    const std::string msg =
-        require_error([&] { pvec::check(pvec_reserve(v.get(), -5)); }, PVEC_ERROR_INVALID_ARGUMENT);
+    const std::string msg = require_error([&] { pvec::check(pvec_vector_reserve(v.get(), -5)); },
+                                          PVEC_ERROR_INVALID_ARGUMENT);
     CHECK(msg == "pvec: " + detail + " [" + invalid + "]");
   }
   SECTION("catchable as std::runtime_error") {
@@ -321,7 +321,7 @@ TEST_CASE("failures throw pvec::error with status and message", "[cpp][errors]")
     // The message names the function called, then the C detail.
     const std::string hv =
         require_error([&] { (void)v.host_view<double>(7); }, PVEC_ERROR_OUT_OF_RANGE);
-    CHECK(hv.rfind("pvec: pvec::vector::host_view: pvec_layout_get: property 7", 0) == 0);
+    CHECK(hv.rfind("pvec: pvec::vector::host_view: pvec_vector_get_layout: property 7", 0) == 0);
     const std::string dv =
         require_error([&] { (void)v.device_view<double>(-7); }, PVEC_ERROR_OUT_OF_RANGE);
     CHECK(dv.rfind("pvec: pvec::vector::device_view: ", 0) == 0);

@@ -94,7 +94,7 @@ TEST_CASE("axpy on a vector[3] float property, raw pointers and views", "[gpu]")
   const float* dx = static_cast<const float*>(pvec_device_ptr(vec.get(), px));
   float* dy = static_cast<float*>(pvec_device_ptr(vec.get(), py));
   std::int64_t capacity = 0;
-  REQUIRE(pvec_capacity(vec.get(), &capacity) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_capacity(vec.get(), &capacity) == PVEC_SUCCESS);
   axpy_raw<<<blocks_for(n), kThreads>>>(2.0f, dx, dy, capacity, n);
   PVEC_KERNEL_REQUIRE();
   for (std::int64_t i = 0; i < n; ++i)

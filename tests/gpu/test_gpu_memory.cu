@@ -63,7 +63,7 @@ TEST_CASE("backend AUTO and CUDA both give device memory", "[gpu]") {
   SECTION("AUTO") {
     pvec::vector vec(pvec::vector_desc().particles(100), s);
     pvec_backend b = PVEC_BACKEND_AUTO;
-    REQUIRE(pvec_vector_backend(vec.get(), &b) == PVEC_SUCCESS);
+    REQUIRE(pvec_vector_get_backend(vec.get(), &b) == PVEC_SUCCESS);
     CHECK(b == PVEC_BACKEND_CUDA);
     CHECK(memory_type(pvec_device_ptr(vec.get(), 0)) == cudaMemoryTypeDevice);
     CHECK(memory_type(pvec_device_ptr(vec.get(), PVEC_POS)) == cudaMemoryTypeDevice);
@@ -134,9 +134,9 @@ TEST_CASE("transfers on a user-created stream", "[gpu]") {
     pvec::schema s = make_schema();
     pvec::vector vec(pvec::vector_desc().particles(3000), s);
 
-    REQUIRE(pvec_set_stream(vec.get(), stream) == PVEC_SUCCESS);
+    REQUIRE(pvec_vector_set_stream(vec.get(), stream) == PVEC_SUCCESS);
     pvec_stream_t got = nullptr;
-    REQUIRE(pvec_get_stream(vec.get(), &got) == PVEC_SUCCESS);
+    REQUIRE(pvec_vector_get_stream(vec.get(), &got) == PVEC_SUCCESS);
     CHECK(got == stream);
     CHECK(vec.stream() == stream);
 

@@ -183,13 +183,13 @@ void run(const Setup& s, Path path) {
   f.require("ghost_get after map");
   const bool last = rank() == size() - 1;
   int64_t at = -1;
-  if (last) DIST_OK(pvec_append(v, 1, &at));
-  if (!last) DIST_OK(pvec_size(v, &at));  // keeps the collective check in step
+  if (last) DIST_OK(pvec_vector_append(v, 1, &at));
+  if (!last) DIST_OK(pvec_vector_get_size(v, &at));  // keeps the collective check in step
   expect_rejected(v, path, get({}, reuse), "REUSE_PLAN after append on the last rank");
   if (last) {
-    DIST_OK(pvec_remove(v, &at, 1));
+    DIST_OK(pvec_vector_remove(v, &at, 1));
   } else {
-    DIST_OK(pvec_size(v, &at));
+    DIST_OK(pvec_vector_get_size(v, &at));
   }
   expect_rejected(v, path, get({}, reuse), "REUSE_PLAN after append and remove on one rank");
   expect_rejected(v, path, put, "ghost_put after append and remove on one rank");

@@ -62,10 +62,10 @@ inline std::vector<StateRow> rows_before_init(StateHandles& h) {
          return pvec_vector_create(&d, h.schema_before, &out);
        },
        {}},
-      {"pvec_memory_stats_get", "before init: nothing allocated", PVEC_SUCCESS,
+      {"pvec_memory_get_stats", "before init: nothing allocated", PVEC_SUCCESS,
        [&h] {
          h.mem.struct_size = sizeof h.mem;
-         return pvec_memory_stats_get(&h.mem);
+         return pvec_memory_get_stats(&h.mem);
        },
        [&h] {
          return h.mem.host_bytes == 0 && h.mem.pinned_bytes == 0 && h.mem.device_bytes == 0;
@@ -112,12 +112,12 @@ inline std::vector<StateRow> rows_after_finalize(StateHandles& h) {
        {}},
       {"pvec_initialized", "after finalize: flag is 0", PVEC_SUCCESS,
        [&h] { return pvec_initialized(&h.flag); }, [&h] { return h.flag == 0; }},
-      {"pvec_size",
+      {"pvec_vector_get_size",
        "vector destroyed by finalize",
        PVEC_ERROR_INVALID_HANDLE,
        [&h] {
          int64_t n = 0;
-         return pvec_size(h.vec, &n);
+         return pvec_vector_get_size(h.vec, &n);
        },
        {}},
       {"pvec_vector_destroy",
@@ -125,12 +125,12 @@ inline std::vector<StateRow> rows_after_finalize(StateHandles& h) {
        PVEC_ERROR_INVALID_HANDLE,
        [&h] { return pvec_vector_destroy(h.vec); },
        {}},
-      {"pvec_schema_count",
+      {"pvec_schema_get_count",
        "schema destroyed by finalize",
        PVEC_ERROR_INVALID_HANDLE,
        [&h] {
          int n = 0;
-         return pvec_schema_count(h.schema_before, &n);
+         return pvec_schema_get_count(h.schema_before, &n);
        },
        {}},
       {"pvec_schema_create",
@@ -152,10 +152,10 @@ inline std::vector<StateRow> rows_after_finalize(StateHandles& h) {
          return pvec_vector_create(&d, h.schema_after, &out);
        },
        {}},
-      {"pvec_memory_stats_get", "after finalize: every byte returned", PVEC_SUCCESS,
+      {"pvec_memory_get_stats", "after finalize: every byte returned", PVEC_SUCCESS,
        [&h] {
          h.mem.struct_size = sizeof h.mem;
-         return pvec_memory_stats_get(&h.mem);
+         return pvec_memory_get_stats(&h.mem);
        },
        [&h] {
          return h.mem.host_bytes == 0 && h.mem.pinned_bytes == 0 && h.mem.device_bytes == 0;

@@ -41,7 +41,7 @@ capi::Vector make(const Setup& s, pvec_backend backend) {
   d.boundary[1] = PVEC_PERIODIC;
   d.ghost_width = 0.2;
   capi::Vector v = capi::make_vector(capi::mixed_props(), d);
-  if (s.reserve > 0) PVEC_REQUIRE_OK(pvec_reserve(v.get(), s.reserve));
+  if (s.reserve > 0) PVEC_REQUIRE_OK(pvec_vector_reserve(v.get(), s.reserve));
   const pvec_layout pos = capi::layout_of(v.get(), PVEC_POS);
   for (int64_t i = 0; i < s.n; ++i)
     for (int k = 0; k < 3; ++k) {
@@ -59,7 +59,7 @@ capi::Vector make(const Setup& s, pvec_backend backend) {
     PVEC_REQUIRE_OK(
         pvec_ghost_get(v.get(), props, static_cast<int>(s.first_ghost_props.size()), 0));
     int64_t ng = 0;
-    PVEC_REQUIRE_OK(pvec_ghost_size(v.get(), &ng));
+    PVEC_REQUIRE_OK(pvec_vector_get_ghost_size(v.get(), &ng));
     REQUIRE(ng > 0);
   }
   return v;
@@ -77,7 +77,7 @@ struct Scenario {
 int64_t live_bytes() {
   pvec_memory_stats m{};
   m.struct_size = sizeof m;
-  REQUIRE(pvec_memory_stats_get(&m) == PVEC_SUCCESS);
+  REQUIRE(pvec_memory_get_stats(&m) == PVEC_SUCCESS);
   return m.host_bytes + m.pinned_bytes + m.device_bytes;
 }
 
@@ -108,22 +108,25 @@ std::vector<Scenario> scenarios() {
   Setup tight;  // n == capacity == 64: the ghosts of the first ghost_get need growth
   tight.n = 64;
   return {
-      {"reserve", plain, [](pvec_vector_t v) { return pvec_reserve(v, 1000); }},
-      {"reserve (ghosts)", ghosted, [](pvec_vector_t v) { return pvec_reserve(v, 1000); }},
-      {"append (growth)", plain, [](pvec_vector_t v) { return pvec_append(v, 200, nullptr); }},
-      {"append 1 at capacity", full, [](pvec_vector_t v) { return pvec_append(v, 1, nullptr); }},
+      {"reserve", plain, [](pvec_vector_t v) { return pvec_vector_reserve(v, 1000); }},
+      {"reserve (ghosts)", ghosted, [](pvec_vector_t v) { return pvec_vector_reserve(v, 1000); }},
+      {"append (growth)", plain,
+       [](pvec_vector_t v) { return pvec_vector_append(v, 200, nullptr); }},
+      {"append 1 at capacity", full,
+       [](pvec_vector_t v) { return pvec_vector_append(v, 1, nullptr); }},
       {"append (growth, ghosts)", ghosted,
-       [](pvec_vector_t v) { return pvec_append(v, 200, nullptr); }},
-      {"resize (growth)", plain, [](pvec_vector_t v) { return pvec_resize(v, 1000); }},
-      {"resize (growth, ghosts)", ghosted, [](pvec_vector_t v) { return pvec_resize(v, 1000); }},
-      {"remove", plain, [idx_few](pvec_vector_t v) { return pvec_remove(v, idx_few, 3); }},
+       [](pvec_vector_t v) { return pvec_vector_append(v, 200, nullptr); }},
+      {"resize (growth)", plain, [](pvec_vector_t v) { return pvec_vector_resize(v, 1000); }},
+      {"resize (growth, ghosts)", ghosted,
+       [](pvec_vector_t v) { return pvec_vector_resize(v, 1000); }},
+      {"remove", plain, [idx_few](pvec_vector_t v) { return pvec_vector_remove(v, idx_few, 3); }},
       {"remove (every third, ghosts)", ghosted,
        [every_third](pvec_vector_t v) {
-         return pvec_remove(v, every_third.data(), static_cast<int64_t>(every_third.size()));
+         return pvec_vector_remove(v, every_third.data(), static_cast<int64_t>(every_third.size()));
        }},
-      {"shrink_to_fit", reserved, [](pvec_vector_t v) { return pvec_shrink_to_fit(v); }},
+      {"shrink_to_fit", reserved, [](pvec_vector_t v) { return pvec_vector_shrink_to_fit(v); }},
       {"shrink_to_fit (ghosts)", reserved_ghosted,
-       [](pvec_vector_t v) { return pvec_shrink_to_fit(v); }},
+       [](pvec_vector_t v) { return pvec_vector_shrink_to_fit(v); }},
       {"map (wrapping)", wrapping, [](pvec_vector_t v) { return pvec_map(v, 0, nullptr); }},
       {"map (wrapping, device side)", wrapping,
        [](pvec_vector_t v) { return pvec_map(v, PVEC_ON_DEVICE, nullptr); }},
@@ -216,11 +219,11 @@ TEST_CASE("ghost_get and ghost_put of own periodic images allocate nothing",
     warm_plan.first_ghost_props = {0};  // plan from a ghost_get of one property
     capi::Vector v = make(warm_plan, backend);
     int64_t ghosts = 0;
-    REQUIRE(pvec_ghost_size(v.get(), &ghosts) == PVEC_SUCCESS);
+    REQUIRE(pvec_vector_get_ghost_size(v.get(), &ghosts) == PVEC_SUCCESS);
     REQUIRE(ghosts > 0);
     pvec_memory_stats before;
     before.struct_size = sizeof before;
-    REQUIRE(pvec_memory_stats_get(&before) == PVEC_SUCCESS);
+    REQUIRE(pvec_memory_get_stats(&before) == PVEC_SUCCESS);
     // All properties, where the plan's ghost_get fetched one: own images are reduced in place,
     // so no message buffer grows.
     CHECK(pvec_ghost_put(v.get(), nullptr, 0, PVEC_REDUCE_REPLACE, 0) == PVEC_SUCCESS);
@@ -229,7 +232,7 @@ TEST_CASE("ghost_get and ghost_put of own periodic images allocate nothing",
     CHECK(pvec_ghost_get(v.get(), nullptr, 0, 0) == PVEC_SUCCESS);
     pvec_memory_stats after;
     after.struct_size = sizeof after;
-    REQUIRE(pvec_memory_stats_get(&after) == PVEC_SUCCESS);
+    REQUIRE(pvec_memory_get_stats(&after) == PVEC_SUCCESS);
     CHECK(after.host_allocs == before.host_allocs);
     CHECK(after.pinned_allocs == before.pinned_allocs);
     CHECK(after.device_allocs == before.device_allocs);

@@ -17,7 +17,7 @@ namespace {
 pvec_memory_stats stats() {
   pvec_memory_stats m{};
   m.struct_size = sizeof m;
-  REQUIRE(pvec_memory_stats_get(&m) == PVEC_SUCCESS);
+  REQUIRE(pvec_memory_get_stats(&m) == PVEC_SUCCESS);
   return m;
 }
 
@@ -65,22 +65,22 @@ void one_cycle(int cycle, Log& log) {
   log.ok(pvec_schema_destroy(s), "schema_destroy");  // the vector keeps its own copy
 
   // Grow one by one (geometric), then in bulk, then exactly.
-  for (int k = 0; k < 200; ++k) log.ok(pvec_append(v, 1, nullptr), "append 1");
-  log.ok(pvec_append(v, 1000 + 13 * cycle, nullptr), "append bulk");
-  log.ok(pvec_reserve(v, 5000), "reserve");
-  log.ok(pvec_resize(v, 1500), "resize");
+  for (int k = 0; k < 200; ++k) log.ok(pvec_vector_append(v, 1, nullptr), "append 1");
+  log.ok(pvec_vector_append(v, 1000 + 13 * cycle, nullptr), "append bulk");
+  log.ok(pvec_vector_reserve(v, 5000), "reserve");
+  log.ok(pvec_vector_resize(v, 1500), "resize");
   std::vector<int64_t> gone;
   for (int64_t i = 0; i < 1500; i += 3) gone.push_back(i);
-  log.ok(pvec_remove(v, gone.data(), static_cast<int64_t>(gone.size())), "remove");
-  log.ok(pvec_shrink_to_fit(v), "shrink_to_fit");
+  log.ok(pvec_vector_remove(v, gone.data(), static_cast<int64_t>(gone.size())), "remove");
+  log.ok(pvec_vector_shrink_to_fit(v), "shrink_to_fit");
 
   // Positions anywhere in the box: map moves most of them to other ranks.
   int64_t n = 0, cap = 0;
-  log.ok(pvec_size(v, &n), "size");
-  log.ok(pvec_capacity(v, &cap), "capacity");
+  log.ok(pvec_vector_get_size(v, &n), "size");
+  log.ok(pvec_vector_get_capacity(v, &cap), "capacity");
   uint64_t seed = 12345 + 1000003ull * static_cast<uint64_t>(rank) + 7919ull * cycle;
   pvec_layout pos = PVEC_LAYOUT_INIT;
-  log.ok(pvec_layout_get(v, PVEC_POS, &pos), "layout pos");
+  log.ok(pvec_vector_get_layout(v, PVEC_POS, &pos), "layout pos");
   for (int64_t i = 0; i < n && pos.host_ptr; ++i)
     for (int k = 0; k < d.dim; ++k) {
       const double x = rnd(seed);
@@ -105,8 +105,9 @@ void one_cycle(int cycle, Log& log) {
   log.ok(pvec_device_to_host(v, nullptr, 0), "device_to_host");
   // Failed calls must not leak either.
   const int64_t bad_idx[2] = {0, 0};
-  if (pvec_remove(v, bad_idx, 2) == PVEC_SUCCESS) log.errors.push_back("duplicate remove passed");
-  if (pvec_reserve(v, int64_t{1} << 52) == PVEC_SUCCESS)
+  if (pvec_vector_remove(v, bad_idx, 2) == PVEC_SUCCESS)
+    log.errors.push_back("duplicate remove passed");
+  if (pvec_vector_reserve(v, int64_t{1} << 52) == PVEC_SUCCESS)
     log.errors.push_back("reserve of 2^52 passed");
   log.ok(pvec_vector_destroy(v), "vector_destroy");
 }

@@ -146,53 +146,66 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
   lay = PVEC_LAYOUT_INIT;
   ops.struct_size = sizeof ops;
   return {
-      {"pvec_size", [](pvec_vector_t v) { return pvec_size(v, &i64); }},
-      {"pvec_ghost_size", [](pvec_vector_t v) { return pvec_ghost_size(v, &i64); }},
-      {"pvec_capacity", [](pvec_vector_t v) { return pvec_capacity(v, &i64); }},
-      {"pvec_dim", [](pvec_vector_t v) { return pvec_dim(v, &i); }},
-      {"pvec_pos_dtype", [](pvec_vector_t v) { return pvec_pos_dtype(v, &dt); }},
-      {"pvec_domain", [](pvec_vector_t v) { return pvec_domain(v, d, d2); }},
-      {"pvec_boundaries", [](pvec_vector_t v) { return pvec_boundaries(v, iv); }},
-      {"pvec_ghost_width", [](pvec_vector_t v) { return pvec_ghost_width(v, d); }},
-      {"pvec_prop_count", [](pvec_vector_t v) { return pvec_prop_count(v, &i); }},
-      {"pvec_prop_index", [](pvec_vector_t v) { return pvec_prop_index(v, "m", &i); }},
-      {"pvec_vector_backend", [](pvec_vector_t v) { return pvec_vector_backend(v, &be); }},
-      {"pvec_vector_device", [](pvec_vector_t v) { return pvec_vector_device(v, &i); }},
-      {"pvec_generation", [](pvec_vector_t v) { return pvec_generation(v, &u64); }},
-      {"pvec_reserve", [](pvec_vector_t v) { return pvec_reserve(v, 1000); }},
-      {"pvec_resize", [](pvec_vector_t v) { return pvec_resize(v, 3); }},
-      {"pvec_append", [](pvec_vector_t v) { return pvec_append(v, 1, &i64); }},
-      {"pvec_remove", [](pvec_vector_t v) { return pvec_remove(v, idx, 1); }},
-      {"pvec_shrink_to_fit", [](pvec_vector_t v) { return pvec_shrink_to_fit(v); }},
-      {"pvec_layout_get", [](pvec_vector_t v) { return pvec_layout_get(v, 0, &lay); }},
-      {"pvec_layouts_get",
+      {"pvec_vector_get_size", [](pvec_vector_t v) { return pvec_vector_get_size(v, &i64); }},
+      {"pvec_vector_get_ghost_size",
+       [](pvec_vector_t v) { return pvec_vector_get_ghost_size(v, &i64); }},
+      {"pvec_vector_get_capacity",
+       [](pvec_vector_t v) { return pvec_vector_get_capacity(v, &i64); }},
+      {"pvec_vector_get_dim", [](pvec_vector_t v) { return pvec_vector_get_dim(v, &i); }},
+      {"pvec_vector_get_pos_dtype",
+       [](pvec_vector_t v) { return pvec_vector_get_pos_dtype(v, &dt); }},
+      {"pvec_vector_get_domain", [](pvec_vector_t v) { return pvec_vector_get_domain(v, d, d2); }},
+      {"pvec_vector_get_boundaries",
+       [](pvec_vector_t v) { return pvec_vector_get_boundaries(v, iv); }},
+      {"pvec_vector_get_ghost_width",
+       [](pvec_vector_t v) { return pvec_vector_get_ghost_width(v, d); }},
+      {"pvec_vector_get_prop_count",
+       [](pvec_vector_t v) { return pvec_vector_get_prop_count(v, &i); }},
+      {"pvec_vector_get_prop_index",
+       [](pvec_vector_t v) { return pvec_vector_get_prop_index(v, "m", &i); }},
+      {"pvec_vector_get_backend", [](pvec_vector_t v) { return pvec_vector_get_backend(v, &be); }},
+      {"pvec_vector_get_device", [](pvec_vector_t v) { return pvec_vector_get_device(v, &i); }},
+      {"pvec_vector_get_generation",
+       [](pvec_vector_t v) { return pvec_vector_get_generation(v, &u64); }},
+      {"pvec_vector_reserve", [](pvec_vector_t v) { return pvec_vector_reserve(v, 1000); }},
+      {"pvec_vector_resize", [](pvec_vector_t v) { return pvec_vector_resize(v, 3); }},
+      {"pvec_vector_append", [](pvec_vector_t v) { return pvec_vector_append(v, 1, &i64); }},
+      {"pvec_vector_remove", [](pvec_vector_t v) { return pvec_vector_remove(v, idx, 1); }},
+      {"pvec_vector_shrink_to_fit", [](pvec_vector_t v) { return pvec_vector_shrink_to_fit(v); }},
+      {"pvec_vector_get_layout",
+       [](pvec_vector_t v) { return pvec_vector_get_layout(v, 0, &lay); }},
+      {"pvec_vector_get_layouts",
        [](pvec_vector_t v) {
          static pvec_layout many[2] = {PVEC_LAYOUT_INIT, PVEC_LAYOUT_INIT};
          static const int two[2] = {PVEC_POS, 0};
-         return pvec_layouts_get(v, two, 2, many, 2);
+         return pvec_vector_get_layouts(v, two, 2, many, 2);
        }},
-      {"pvec_retain", [](pvec_vector_t v) { return pvec_retain(v, 0, 0, &ret); }},
-      {"pvec_set_stream", [](pvec_vector_t v) { return pvec_set_stream(v, nullptr); }},
-      {"pvec_get_stream", [](pvec_vector_t v) { return pvec_get_stream(v, &st); }},
+      {"pvec_vector_retain", [](pvec_vector_t v) { return pvec_vector_retain(v, 0, 0, &ret); }},
+      {"pvec_vector_set_stream",
+       [](pvec_vector_t v) { return pvec_vector_set_stream(v, nullptr); }},
+      {"pvec_vector_get_stream", [](pvec_vector_t v) { return pvec_vector_get_stream(v, &st); }},
       {"pvec_host_to_device", [](pvec_vector_t v) { return pvec_host_to_device(v, props, 1); }},
       {"pvec_device_to_host", [](pvec_vector_t v) { return pvec_device_to_host(v, nullptr, 0); }},
       {"pvec_host_to_device_async",
        [](pvec_vector_t v) { return pvec_host_to_device_async(v, props, 1, nullptr); }},
       {"pvec_device_to_host_async",
        [](pvec_vector_t v) { return pvec_device_to_host_async(v, nullptr, 0, nullptr); }},
-      {"pvec_synchronize", [](pvec_vector_t v) { return pvec_synchronize(v); }},
-      {"pvec_comm_rank", [](pvec_vector_t v) { return pvec_comm_rank(v, &i); }},
-      {"pvec_comm_size", [](pvec_vector_t v) { return pvec_comm_size(v, &i); }},
-      {"pvec_subdomain", [](pvec_vector_t v) { return pvec_subdomain(v, d, d2); }},
-      {"pvec_owner_rank", [](pvec_vector_t v) { return pvec_owner_rank(v, x, &i); }},
+      {"pvec_vector_synchronize", [](pvec_vector_t v) { return pvec_vector_synchronize(v); }},
+      {"pvec_vector_get_rank", [](pvec_vector_t v) { return pvec_vector_get_rank(v, &i); }},
+      {"pvec_vector_get_nranks", [](pvec_vector_t v) { return pvec_vector_get_nranks(v, &i); }},
+      {"pvec_vector_get_subdomain",
+       [](pvec_vector_t v) { return pvec_vector_get_subdomain(v, d, d2); }},
+      {"pvec_vector_get_owner_rank",
+       [](pvec_vector_t v) { return pvec_vector_get_owner_rank(v, x, &i); }},
       {"pvec_map", [](pvec_vector_t v) { return pvec_map(v, 0, &i64); }},
       {"pvec_ghost_get", [](pvec_vector_t v) { return pvec_ghost_get(v, nullptr, 0, 0); }},
       {"pvec_ghost_put",
        [](pvec_vector_t v) { return pvec_ghost_put(v, nullptr, 0, PVEC_REDUCE_ADD, 0); }},
-      {"pvec_last_op_stats", [](pvec_vector_t v) { return pvec_last_op_stats(v, &ops); }},
+      {"pvec_vector_get_op_stats",
+       [](pvec_vector_t v) { return pvec_vector_get_op_stats(v, &ops); }},
       // 9. Output and restart: the handle is checked before any file is touched.
-      {"pvec_write_vtk",
-       [](pvec_vector_t v) { return pvec_write_vtk(v, "hardening_vtk", 0, 0.0, 0); }},
+      {"pvec_vtk_write",
+       [](pvec_vector_t v) { return pvec_vtk_write(v, "hardening_vtk", 0, 0.0, 0); }},
       {"pvec_checkpoint_write",
        [](pvec_vector_t v) {
          return pvec_checkpoint_write(v, "hardening.h5", 0, 0.0, 0, nullptr, nullptr, nullptr, 0);
@@ -206,7 +219,7 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_schema_t)>>> s
   static int n;
   static const int64_t ext[2] = {2, 2};
   return {
-      {"pvec_schema_count", [](pvec_schema_t s) { return pvec_schema_count(s, &n); }},
+      {"pvec_schema_get_count", [](pvec_schema_t s) { return pvec_schema_get_count(s, &n); }},
       {"pvec_schema_add",
        [](pvec_schema_t s) { return pvec_schema_add(s, "zz", PVEC_FLOAT32, 2, ext, &n); }},
       {"pvec_schema_add_scalar",
@@ -221,11 +234,11 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_schema_t)>>> s
          pvec_vector_t out = nullptr;
          return pvec_vector_create(&d, s, &out);
        }},
-      {"pvec_restart",
+      {"pvec_checkpoint_restart",
        [](pvec_schema_t s) {
          const pvec_vector_desc d = capi::make_desc(4);
          pvec_vector_t out = nullptr;
-         return pvec_restart("hardening_no_such.h5", &d, s, 0, &out);
+         return pvec_checkpoint_restart("hardening_no_such.h5", &d, s, 0, &out);
        }},
       {"pvec_schema_destroy", [](pvec_schema_t s) { return pvec_schema_destroy(s); }},
   };
@@ -413,8 +426,8 @@ std::vector<Row> build_rows(Ctx& c) {
 
   // ---- Section 3: schemas. ----
   add("pvec_schema_create", "out NULL", IA, [](Ctx&) { return pvec_schema_create(nullptr); });
-  add("pvec_schema_count", "count NULL", IA,
-      [](Ctx& x) { return pvec_schema_count(x.schema, nullptr); });
+  add("pvec_schema_get_count", "count NULL", IA,
+      [](Ctx& x) { return pvec_schema_get_count(x.schema, nullptr); });
   const std::string long_name(PVEC_MAX_NAME + 1, 'a');
   struct NameCase {
     const char* what;
@@ -527,172 +540,184 @@ std::vector<Row> build_rows(Ctx& c) {
     });
   }
   // NULL out-pointers of the queries.
-  add("pvec_size", "n_local NULL", IA, [](Ctx& x) { return pvec_size(x.witness.get(), nullptr); });
-  add("pvec_ghost_size", "n_ghost NULL", IA,
-      [](Ctx& x) { return pvec_ghost_size(x.witness.get(), nullptr); });
-  add("pvec_capacity", "capacity NULL", IA,
-      [](Ctx& x) { return pvec_capacity(x.witness.get(), nullptr); });
-  add("pvec_dim", "dim NULL", IA, [](Ctx& x) { return pvec_dim(x.witness.get(), nullptr); });
-  add("pvec_pos_dtype", "dtype NULL", IA,
-      [](Ctx& x) { return pvec_pos_dtype(x.witness.get(), nullptr); });
-  add("pvec_domain", "lo and hi NULL", IA,
-      [](Ctx& x) { return pvec_domain(x.witness.get(), nullptr, nullptr); });
-  add("pvec_boundaries", "bc NULL", IA,
-      [](Ctx& x) { return pvec_boundaries(x.witness.get(), nullptr); });
-  add("pvec_ghost_width", "width NULL", IA,
-      [](Ctx& x) { return pvec_ghost_width(x.witness.get(), nullptr); });
-  add("pvec_prop_count", "count NULL", IA,
-      [](Ctx& x) { return pvec_prop_count(x.witness.get(), nullptr); });
-  add("pvec_prop_index", "prop NULL", IA,
-      [](Ctx& x) { return pvec_prop_index(x.witness.get(), "m", nullptr); });
-  add("pvec_prop_index", "name NULL", IA,
-      [](Ctx& x) { return pvec_prop_index(x.witness.get(), nullptr, &i); });
-  add("pvec_prop_index", "name unknown", IA,
-      [](Ctx& x) { return pvec_prop_index(x.witness.get(), "no_such", &i); });
-  add("pvec_prop_index", "name empty", IA,
-      [](Ctx& x) { return pvec_prop_index(x.witness.get(), "", &i); });
-  add("pvec_prop_index", "name too long", IA,
-      [long_name](Ctx& x) { return pvec_prop_index(x.witness.get(), long_name.c_str(), &i); });
-  add("pvec_vector_backend", "backend NULL", IA,
-      [](Ctx& x) { return pvec_vector_backend(x.witness.get(), nullptr); });
-  add("pvec_vector_device", "device NULL", IA,
-      [](Ctx& x) { return pvec_vector_device(x.witness.get(), nullptr); });
-  add("pvec_generation", "generation NULL", IA,
-      [](Ctx& x) { return pvec_generation(x.witness.get(), nullptr); });
+  add("pvec_vector_get_size", "n_local NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_size(x.witness.get(), nullptr); });
+  add("pvec_vector_get_ghost_size", "n_ghost NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_ghost_size(x.witness.get(), nullptr); });
+  add("pvec_vector_get_capacity", "capacity NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_capacity(x.witness.get(), nullptr); });
+  add("pvec_vector_get_dim", "dim NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_dim(x.witness.get(), nullptr); });
+  add("pvec_vector_get_pos_dtype", "dtype NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_pos_dtype(x.witness.get(), nullptr); });
+  add("pvec_vector_get_domain", "lo and hi NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_domain(x.witness.get(), nullptr, nullptr); });
+  add("pvec_vector_get_boundaries", "bc NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_boundaries(x.witness.get(), nullptr); });
+  add("pvec_vector_get_ghost_width", "width NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_ghost_width(x.witness.get(), nullptr); });
+  add("pvec_vector_get_prop_count", "count NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_prop_count(x.witness.get(), nullptr); });
+  add("pvec_vector_get_prop_index", "prop NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_prop_index(x.witness.get(), "m", nullptr); });
+  add("pvec_vector_get_prop_index", "name NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_prop_index(x.witness.get(), nullptr, &i); });
+  add("pvec_vector_get_prop_index", "name unknown", IA,
+      [](Ctx& x) { return pvec_vector_get_prop_index(x.witness.get(), "no_such", &i); });
+  add("pvec_vector_get_prop_index", "name empty", IA,
+      [](Ctx& x) { return pvec_vector_get_prop_index(x.witness.get(), "", &i); });
+  add("pvec_vector_get_prop_index", "name too long", IA, [long_name](Ctx& x) {
+    return pvec_vector_get_prop_index(x.witness.get(), long_name.c_str(), &i);
+  });
+  add("pvec_vector_get_backend", "backend NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_backend(x.witness.get(), nullptr); });
+  add("pvec_vector_get_device", "device NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_device(x.witness.get(), nullptr); });
+  add("pvec_vector_get_generation", "generation NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_generation(x.witness.get(), nullptr); });
 
   // Sizes: negative, overflowing (count or bytes), and unallocatable.
   for (int64_t n : {int64_t{-1}, int64_t{-64}, kMin}) {
     const std::string w = "n " + std::to_string(n);
-    add("pvec_reserve", w, IA, [n](Ctx& x) { return pvec_reserve(x.witness.get(), n); });
-    add("pvec_resize", w, IA, [n](Ctx& x) { return pvec_resize(x.witness.get(), n); });
-    add("pvec_append", "k " + std::to_string(n), IA,
-        [n](Ctx& x) { return pvec_append(x.witness.get(), n, &i64); });
-    add("pvec_remove", "count " + std::to_string(n), IA, [n](Ctx& x) {
+    add("pvec_vector_reserve", w, IA,
+        [n](Ctx& x) { return pvec_vector_reserve(x.witness.get(), n); });
+    add("pvec_vector_resize", w, IA,
+        [n](Ctx& x) { return pvec_vector_resize(x.witness.get(), n); });
+    add("pvec_vector_append", "k " + std::to_string(n), IA,
+        [n](Ctx& x) { return pvec_vector_append(x.witness.get(), n, &i64); });
+    add("pvec_vector_remove", "count " + std::to_string(n), IA, [n](Ctx& x) {
       static const int64_t idx[1] = {0};
-      return pvec_remove(x.witness.get(), idx, n);
+      return pvec_vector_remove(x.witness.get(), idx, n);
     });
   }
   for (int64_t n : {kMax, kMax - 10, kMax - 63, kByteOverflow}) {
     const std::string w = "n " + std::to_string(n) + " (overflows)";
-    add("pvec_reserve", w, OVF, [n](Ctx& x) { return pvec_reserve(x.witness.get(), n); });
-    add("pvec_resize", w, OVF, [n](Ctx& x) { return pvec_resize(x.witness.get(), n); });
-    add("pvec_append", "k " + std::to_string(n) + " (overflows)", OVF,
-        [n](Ctx& x) { return pvec_append(x.witness.get(), n, &i64); });
+    add("pvec_vector_reserve", w, OVF,
+        [n](Ctx& x) { return pvec_vector_reserve(x.witness.get(), n); });
+    add("pvec_vector_resize", w, OVF,
+        [n](Ctx& x) { return pvec_vector_resize(x.witness.get(), n); });
+    add("pvec_vector_append", "k " + std::to_string(n) + " (overflows)", OVF,
+        [n](Ctx& x) { return pvec_vector_append(x.witness.get(), n, &i64); });
   }
-  add("pvec_append", "k = INT64_MAX - n_local (capacity overflows)", OVF, [](Ctx& x) {
-    return pvec_append(x.witness.get(), kMax - capi::size_of(x.witness.get()), &i64);
+  add("pvec_vector_append", "k = INT64_MAX - n_local (capacity overflows)", OVF, [](Ctx& x) {
+    return pvec_vector_append(x.witness.get(), kMax - capi::size_of(x.witness.get()), &i64);
   });
-  add("pvec_reserve", "n 2^52 (unallocatable)", OOM,
-      [](Ctx& x) { return pvec_reserve(x.witness.get(), kUnallocatable); });
-  add("pvec_resize", "n 2^52 (unallocatable)", OOM,
-      [](Ctx& x) { return pvec_resize(x.witness.get(), kUnallocatable); });
-  add("pvec_append", "k 2^52 (unallocatable)", OOM,
-      [](Ctx& x) { return pvec_append(x.witness.get(), kUnallocatable, &i64); });
+  add("pvec_vector_reserve", "n 2^52 (unallocatable)", OOM,
+      [](Ctx& x) { return pvec_vector_reserve(x.witness.get(), kUnallocatable); });
+  add("pvec_vector_resize", "n 2^52 (unallocatable)", OOM,
+      [](Ctx& x) { return pvec_vector_resize(x.witness.get(), kUnallocatable); });
+  add("pvec_vector_append", "k 2^52 (unallocatable)", OOM,
+      [](Ctx& x) { return pvec_vector_append(x.witness.get(), kUnallocatable, &i64); });
   // Removal lists.
-  add("pvec_remove", "indices NULL, count 1", IA,
-      [](Ctx& x) { return pvec_remove(x.witness.get(), nullptr, 1); });
-  add("pvec_remove", "duplicate index", IA, [](Ctx& x) {
+  add("pvec_vector_remove", "indices NULL, count 1", IA,
+      [](Ctx& x) { return pvec_vector_remove(x.witness.get(), nullptr, 1); });
+  add("pvec_vector_remove", "duplicate index", IA, [](Ctx& x) {
     static const int64_t idx[3] = {4, 2, 4};
-    return pvec_remove(x.witness.get(), idx, 3);
+    return pvec_vector_remove(x.witness.get(), idx, 3);
   });
   for (int64_t bad : {int64_t{-1}, -(int64_t{1} << 40), kMin, kMax}) {
-    add("pvec_remove", "index " + std::to_string(bad), OOR, [bad](Ctx& x) {
+    add("pvec_vector_remove", "index " + std::to_string(bad), OOR, [bad](Ctx& x) {
       const int64_t idx[2] = {0, bad};
-      return pvec_remove(x.witness.get(), idx, 2);
+      return pvec_vector_remove(x.witness.get(), idx, 2);
     });
   }
-  add("pvec_remove", "index n_local (the first ghost)", OOR, [](Ctx& x) {
+  add("pvec_vector_remove", "index n_local (the first ghost)", OOR, [](Ctx& x) {
     const int64_t idx[2] = {1, capi::size_of(x.witness.get())};
-    return pvec_remove(x.witness.get(), idx, 2);
+    return pvec_vector_remove(x.witness.get(), idx, 2);
   });
 
   // ---- Section 5: layout and pointers. ----
-  add("pvec_layout_get", "out NULL", IA,
-      [](Ctx& x) { return pvec_layout_get(x.witness.get(), 0, nullptr); });
+  add("pvec_vector_get_layout", "out NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_layout(x.witness.get(), 0, nullptr); });
   for (size_t sz : {size_t{0}, size_t{1}, sizeof(pvec_layout) - 1})
-    add("pvec_layout_get", "struct_size " + std::to_string(sz), IA, [sz](Ctx& x) {
+    add("pvec_vector_get_layout", "struct_size " + std::to_string(sz), IA, [sz](Ctx& x) {
       pvec_layout l = PVEC_LAYOUT_INIT;
       l.struct_size = sz;
-      return pvec_layout_get(x.witness.get(), 0, &l);
+      return pvec_vector_get_layout(x.witness.get(), 0, &l);
     });
   const int np = c.nprops;
   for (int prop :
        {-2, np, np + 1000, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()}) {
     const std::string w = "property " + std::to_string(prop);
-    add("pvec_layout_get", w, OOR, [prop](Ctx& x) {
+    add("pvec_vector_get_layout", w, OOR, [prop](Ctx& x) {
       pvec_layout l = PVEC_LAYOUT_INIT;
-      return pvec_layout_get(x.witness.get(), prop, &l);
+      return pvec_vector_get_layout(x.witness.get(), prop, &l);
     });
-    add("pvec_layouts_get", w, OOR, [prop](Ctx& x) {
+    add("pvec_vector_get_layouts", w, OOR, [prop](Ctx& x) {
       pvec_layout l[2] = {PVEC_LAYOUT_INIT, PVEC_LAYOUT_INIT};
       const int list[2] = {0, prop};
-      return pvec_layouts_get(x.witness.get(), list, 2, l, 2);
+      return pvec_vector_get_layouts(x.witness.get(), list, 2, l, 2);
     });
     rows.push_back(pointer_row("pvec_host_ptr", w,
                                [prop](Ctx& x) { return pvec_host_ptr(x.witness.get(), prop); }));
     rows.push_back(pointer_row("pvec_device_ptr", w,
                                [prop](Ctx& x) { return pvec_device_ptr(x.witness.get(), prop); }));
   }
-  add("pvec_retain", "out NULL", IA,
-      [](Ctx& x) { return pvec_retain(x.witness.get(), 0, 0, nullptr); });
+  add("pvec_vector_retain", "out NULL", IA,
+      [](Ctx& x) { return pvec_vector_retain(x.witness.get(), 0, 0, nullptr); });
   for (int prop : {-2, np, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()})
     for (int mirror : {0, 1})
-      add("pvec_retain", "property " + std::to_string(prop) + " mirror " + std::to_string(mirror),
-          OOR, [prop, mirror](Ctx& x) {
+      add("pvec_vector_retain",
+          "property " + std::to_string(prop) + " mirror " + std::to_string(mirror), OOR,
+          [prop, mirror](Ctx& x) {
             pvec_retention_t r = nullptr;
-            return pvec_retain(x.witness.get(), prop, mirror, &r);
+            return pvec_vector_retain(x.witness.get(), prop, mirror, &r);
           });
-  add("pvec_release", "NULL handle", HANDLE, [](Ctx&) { return pvec_release(nullptr); });
-  add("pvec_release", "a vector handle", HANDLE,
-      [](Ctx& x) { return pvec_release(reinterpret_cast<pvec_retention_t>(x.witness.get())); });
-  add("pvec_release", "a schema handle", HANDLE,
-      [](Ctx& x) { return pvec_release(reinterpret_cast<pvec_retention_t>(x.schema)); });
-  add("pvec_release", "garbage handle", HANDLE,
-      [](Ctx&) { return pvec_release(reinterpret_cast<pvec_retention_t>(uintptr_t{0xdeadbeef})); });
-  add("pvec_release", "released twice", HANDLE, [](Ctx& x) {
+  add("pvec_retention_release", "NULL handle", HANDLE,
+      [](Ctx&) { return pvec_retention_release(nullptr); });
+  add("pvec_retention_release", "a vector handle", HANDLE, [](Ctx& x) {
+    return pvec_retention_release(reinterpret_cast<pvec_retention_t>(x.witness.get()));
+  });
+  add("pvec_retention_release", "a schema handle", HANDLE,
+      [](Ctx& x) { return pvec_retention_release(reinterpret_cast<pvec_retention_t>(x.schema)); });
+  add("pvec_retention_release", "garbage handle", HANDLE, [](Ctx&) {
+    return pvec_retention_release(reinterpret_cast<pvec_retention_t>(uintptr_t{0xdeadbeef}));
+  });
+  add("pvec_retention_release", "released twice", HANDLE, [](Ctx& x) {
     pvec_retention_t r = nullptr;
-    if (pvec_retain(x.witness.get(), PVEC_POS, 1, &r) != PVEC_SUCCESS) return PVEC_ERROR_INTERNAL;
-    if (pvec_release(r) != PVEC_SUCCESS) return PVEC_ERROR_INTERNAL;
-    return pvec_release(r);
+    if (pvec_vector_retain(x.witness.get(), PVEC_POS, 1, &r) != PVEC_SUCCESS)
+      return PVEC_ERROR_INTERNAL;
+    if (pvec_retention_release(r) != PVEC_SUCCESS) return PVEC_ERROR_INTERNAL;
+    return pvec_retention_release(r);
   });
 
-  add("pvec_layouts_get", "out NULL", IA, [](Ctx& x) {
+  add("pvec_vector_get_layouts", "out NULL", IA, [](Ctx& x) {
     const int one = 0;
-    return pvec_layouts_get(x.witness.get(), &one, 1, nullptr, 1);
+    return pvec_vector_get_layouts(x.witness.get(), &one, 1, nullptr, 1);
   });
-  add("pvec_layouts_get", "struct_size 8", IA, [](Ctx& x) {
+  add("pvec_vector_get_layouts", "struct_size 8", IA, [](Ctx& x) {
     pvec_layout l = PVEC_LAYOUT_INIT;
     l.struct_size = 8;
     const int one = 0;
-    return pvec_layouts_get(x.witness.get(), &one, 1, &l, 1);
+    return pvec_vector_get_layouts(x.witness.get(), &one, 1, &l, 1);
   });
-  add("pvec_layouts_get", "n_out too small for all", IA, [](Ctx& x) {
+  add("pvec_vector_get_layouts", "n_out too small for all", IA, [](Ctx& x) {
     pvec_layout l[2] = {PVEC_LAYOUT_INIT, PVEC_LAYOUT_INIT};
-    return pvec_layouts_get(x.witness.get(), nullptr, 0, l, 1);
+    return pvec_vector_get_layouts(x.witness.get(), nullptr, 0, l, 1);
   });
-  add("pvec_layouts_get", "n_out negative", IA, [](Ctx& x) {
+  add("pvec_vector_get_layouts", "n_out negative", IA, [](Ctx& x) {
     pvec_layout l = PVEC_LAYOUT_INIT;
     const int one = 0;
-    return pvec_layouts_get(x.witness.get(), &one, 1, &l, -1);
+    return pvec_vector_get_layouts(x.witness.get(), &one, 1, &l, -1);
   });
-  add("pvec_layouts_get", "nprops negative", IA, [](Ctx& x) {
+  add("pvec_vector_get_layouts", "nprops negative", IA, [](Ctx& x) {
     pvec_layout l = PVEC_LAYOUT_INIT;
     const int one = 0;
-    return pvec_layouts_get(x.witness.get(), &one, -1, &l, 1);
+    return pvec_vector_get_layouts(x.witness.get(), &one, -1, &l, 1);
   });
-  add("pvec_layouts_get", "repeated entry", IA, [](Ctx& x) {
+  add("pvec_vector_get_layouts", "repeated entry", IA, [](Ctx& x) {
     pvec_layout l[2] = {PVEC_LAYOUT_INIT, PVEC_LAYOUT_INIT};
     const int twice[2] = {0, 0};
-    return pvec_layouts_get(x.witness.get(), twice, 2, l, 2);
+    return pvec_vector_get_layouts(x.witness.get(), twice, 2, l, 2);
   });
-  add("pvec_layouts_get", "PVEC_NO_PROPS with nprops 2", IA, [](Ctx& x) {
+  add("pvec_vector_get_layouts", "PVEC_NO_PROPS with nprops 2", IA, [](Ctx& x) {
     pvec_layout l[2] = {PVEC_LAYOUT_INIT, PVEC_LAYOUT_INIT};
-    return pvec_layouts_get(x.witness.get(), PVEC_NO_PROPS, 2, l, 2);
+    return pvec_vector_get_layouts(x.witness.get(), PVEC_NO_PROPS, 2, l, 2);
   });
 
   // ---- Section 6: transfers. ----
-  add("pvec_get_stream", "stream NULL", IA,
-      [](Ctx& x) { return pvec_get_stream(x.witness.get(), nullptr); });
+  add("pvec_vector_get_stream", "stream NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_stream(x.witness.get(), nullptr); });
   for (const PropList& pl : bad_prop_lists(np, true)) {
     const std::vector<int> props = pl.props;
     const int n = pl.nprops;
@@ -709,17 +734,17 @@ std::vector<Row> build_rows(Ctx& c) {
   }
 
   // ---- Section 7: distribution. ----
-  add("pvec_comm_rank", "rank NULL", IA,
-      [](Ctx& x) { return pvec_comm_rank(x.witness.get(), nullptr); });
-  add("pvec_comm_size", "size NULL", IA,
-      [](Ctx& x) { return pvec_comm_size(x.witness.get(), nullptr); });
-  add("pvec_subdomain", "lo and hi NULL", IA,
-      [](Ctx& x) { return pvec_subdomain(x.witness.get(), nullptr, nullptr); });
-  add("pvec_owner_rank", "x NULL", IA,
-      [](Ctx& x) { return pvec_owner_rank(x.witness.get(), nullptr, &i); });
-  add("pvec_owner_rank", "rank NULL", IA, [](Ctx& x) {
+  add("pvec_vector_get_rank", "rank NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_rank(x.witness.get(), nullptr); });
+  add("pvec_vector_get_nranks", "size NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_nranks(x.witness.get(), nullptr); });
+  add("pvec_vector_get_subdomain", "lo and hi NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_subdomain(x.witness.get(), nullptr, nullptr); });
+  add("pvec_vector_get_owner_rank", "x NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_owner_rank(x.witness.get(), nullptr, &i); });
+  add("pvec_vector_get_owner_rank", "rank NULL", IA, [](Ctx& x) {
     static const double p[PVEC_MAX_DIM] = {0.5, 0.5, 0.5, 0.5};
-    return pvec_owner_rank(x.witness.get(), p, nullptr);
+    return pvec_vector_get_owner_rank(x.witness.get(), p, nullptr);
   });
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
@@ -733,9 +758,9 @@ std::vector<Row> build_rows(Ctx& c) {
                           Point{"+Inf in a periodic dimension", {0.5, inf, 0.5, 0}},
                           Point{"-Inf", {0.5, 0.5, -inf, 0}}}) {
     Point q = pt;
-    add("pvec_owner_rank", q.what, IA, [q](Ctx& x) {
+    add("pvec_vector_get_owner_rank", q.what, IA, [q](Ctx& x) {
       std::copy(q.p, q.p + PVEC_MAX_DIM, dd);
-      return pvec_owner_rank(x.witness.get(), dd, &i);
+      return pvec_vector_get_owner_rank(x.witness.get(), dd, &i);
     });
   }
   for (unsigned flags :
@@ -777,24 +802,24 @@ std::vector<Row> build_rows(Ctx& c) {
   }
 
   // ---- Section 8: diagnostics. ----
-  add("pvec_memory_stats_get", "out NULL", IA, [](Ctx&) { return pvec_memory_stats_get(nullptr); });
+  add("pvec_memory_get_stats", "out NULL", IA, [](Ctx&) { return pvec_memory_get_stats(nullptr); });
   for (size_t sz : {size_t{0}, size_t{8}, sizeof(pvec_memory_stats) - 1})
-    add("pvec_memory_stats_get", "struct_size " + std::to_string(sz), IA, [sz](Ctx&) {
+    add("pvec_memory_get_stats", "struct_size " + std::to_string(sz), IA, [sz](Ctx&) {
       pvec_memory_stats m;
       m.struct_size = sz;
-      return pvec_memory_stats_get(&m);
+      return pvec_memory_get_stats(&m);
     });
-  add("pvec_last_op_stats", "out NULL", IA,
-      [](Ctx& x) { return pvec_last_op_stats(x.witness.get(), nullptr); });
+  add("pvec_vector_get_op_stats", "out NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_op_stats(x.witness.get(), nullptr); });
   for (size_t sz : {size_t{0}, size_t{PVEC_OP_STATS_SIZE_V1} - 1})
-    add("pvec_last_op_stats", "struct_size " + std::to_string(sz), IA, [sz](Ctx& x) {
+    add("pvec_vector_get_op_stats", "struct_size " + std::to_string(sz), IA, [sz](Ctx& x) {
       pvec_op_stats s;
       s.struct_size = sz;
-      return pvec_last_op_stats(x.witness.get(), &s);
+      return pvec_vector_get_op_stats(x.witness.get(), &s);
     });
 
   // ---- Section 9: output and restart. No file is written or read by these rows. ----
-  add("pvec_io_has_hdf5", "flag NULL", IA, [](Ctx&) { return pvec_io_has_hdf5(nullptr); });
+  add("pvec_has_hdf5", "flag NULL", IA, [](Ctx&) { return pvec_has_hdf5(nullptr); });
   struct Vtk {
     const char* what;
     const char* prefix;
@@ -810,8 +835,8 @@ std::vector<Row> build_rows(Ctx& c) {
         Vtk{"time Inf", "hardening_vtk", 0, HUGE_VAL, 0},
         Vtk{"flags 1<<9", "hardening_vtk", 0, 0.0, 1u << 9},
         Vtk{"flags MAP_REMOVE_OUTSIDE", "hardening_vtk", 0, 0.0, PVEC_MAP_REMOVE_OUTSIDE}})
-    add("pvec_write_vtk", b.what, IA,
-        [b](Ctx& x) { return pvec_write_vtk(x.witness.get(), b.prefix, b.step, b.time, b.flags); });
+    add("pvec_vtk_write", b.what, IA,
+        [b](Ctx& x) { return pvec_vtk_write(x.witness.get(), b.prefix, b.step, b.time, b.flags); });
   static const char* keys2[] = {"k", "k"};
   static const char* null_key[] = {nullptr};
   static const double nums[] = {1, 2};
@@ -851,36 +876,36 @@ std::vector<Row> build_rows(Ctx& c) {
     });
   {
     int hdf5 = 0;
-    pvec_io_has_hdf5(&hdf5);
+    pvec_has_hdf5(&hdf5);
     add("pvec_checkpoint_describe", "no such file", hdf5 ? PVEC_ERROR_IO : PVEC_ERROR_NOT_SUPPORTED,
         [](Ctx&) {
           pvec_schema_t s = nullptr;
           return pvec_checkpoint_describe("hardening_no_such.h5", nullptr, &s, nullptr, nullptr);
         });
   }
-  add("pvec_restart", "path NULL", IA, [](Ctx& x) {
+  add("pvec_checkpoint_restart", "path NULL", IA, [](Ctx& x) {
     const pvec_vector_desc d = capi::make_desc(4);
     pvec_vector_t out = nullptr;
-    return pvec_restart(nullptr, &d, x.schema, 0, &out);
+    return pvec_checkpoint_restart(nullptr, &d, x.schema, 0, &out);
   });
-  add("pvec_restart", "desc NULL", IA, [](Ctx& x) {
+  add("pvec_checkpoint_restart", "desc NULL", IA, [](Ctx& x) {
     pvec_vector_t out = nullptr;
-    return pvec_restart("hardening_no_such.h5", nullptr, x.schema, 0, &out);
+    return pvec_checkpoint_restart("hardening_no_such.h5", nullptr, x.schema, 0, &out);
   });
-  add("pvec_restart", "desc struct_size 0", IA, [](Ctx& x) {
+  add("pvec_checkpoint_restart", "desc struct_size 0", IA, [](Ctx& x) {
     pvec_vector_desc d = capi::make_desc(4);
     d.struct_size = 0;
     pvec_vector_t out = nullptr;
-    return pvec_restart("hardening_no_such.h5", &d, x.schema, 0, &out);
+    return pvec_checkpoint_restart("hardening_no_such.h5", &d, x.schema, 0, &out);
   });
-  add("pvec_restart", "out NULL", IA, [](Ctx& x) {
+  add("pvec_checkpoint_restart", "out NULL", IA, [](Ctx& x) {
     const pvec_vector_desc d = capi::make_desc(4);
-    return pvec_restart("hardening_no_such.h5", &d, x.schema, 0, nullptr);
+    return pvec_checkpoint_restart("hardening_no_such.h5", &d, x.schema, 0, nullptr);
   });
-  add("pvec_restart", "flags 1", IA, [](Ctx& x) {
+  add("pvec_checkpoint_restart", "flags 1", IA, [](Ctx& x) {
     const pvec_vector_desc d = capi::make_desc(4);
     pvec_vector_t out = nullptr;
-    return pvec_restart("hardening_no_such.h5", &d, x.schema, 1, &out);
+    return pvec_checkpoint_restart("hardening_no_such.h5", &d, x.schema, 1, &out);
   });
 
   // ---- Neighbour search (section 10): bad vectors, bad lists, bad arguments. ----
@@ -893,7 +918,8 @@ std::vector<Row> build_rows(Ctx& c) {
   for (const auto& h : bad_vector_handles()) {
     add("pvec_cell_list_create", h.first, HANDLE,
         [h](Ctx& x) { return pvec_cell_list_create(h.second(x), 0.1, 1, 0, &cl_out); });
-    add("pvec_sort", h.first, HANDLE, [h](Ctx& x) { return pvec_sort(h.second(x), 0.1, 0, &i); });
+    add("pvec_vector_sort", h.first, HANDLE,
+        [h](Ctx& x) { return pvec_vector_sort(h.second(x), 0.1, 0, &i); });
     add("pvec_verlet_create", h.first, HANDLE,
         [h](Ctx& x) { return pvec_verlet_create(h.second(x), 0.1, 0.0, 1, 0, &vl_out); });
   }
@@ -902,13 +928,14 @@ std::vector<Row> build_rows(Ctx& c) {
   for (pvec_cell_list_t l : {no_cl, bogus_cl}) {
     const std::string w = l ? "handle 0x7777" : "NULL handle";
     add("pvec_cell_list_build", w, HANDLE, [l](Ctx&) { return pvec_cell_list_build(l); });
-    add("pvec_cell_list_get", w, HANDLE, [l](Ctx&) { return pvec_cell_list_get(l, &cl_info); });
+    add("pvec_cell_list_get_info", w, HANDLE,
+        [l](Ctx&) { return pvec_cell_list_get_info(l, &cl_info); });
     add("pvec_cell_list_destroy", w, HANDLE, [l](Ctx&) { return pvec_cell_list_destroy(l); });
   }
   for (pvec_verlet_t l : {no_vl, bogus_vl}) {
     const std::string w = l ? "handle 0x7777" : "NULL handle";
     add("pvec_verlet_build", w, HANDLE, [l](Ctx&) { return pvec_verlet_build(l); });
-    add("pvec_verlet_get", w, HANDLE, [l](Ctx&) { return pvec_verlet_get(l, &vl_info); });
+    add("pvec_verlet_get_info", w, HANDLE, [l](Ctx&) { return pvec_verlet_get_info(l, &vl_info); });
     add("pvec_verlet_check", w, HANDLE, [l](Ctx&) { return pvec_verlet_check(l, &i); });
     add("pvec_verlet_destroy", w, HANDLE, [l](Ctx&) { return pvec_verlet_destroy(l); });
   }
@@ -919,8 +946,8 @@ std::vector<Row> build_rows(Ctx& c) {
     add("pvec_verlet_create", w, IA,
         [cut](Ctx& x) { return pvec_verlet_create(x.witness.get(), cut, 0.0, 1, 0, &vl_out); });
     if (!(cut > 0) || cut != cut)
-      add("pvec_sort", "cell width " + std::to_string(cut), IA,
-          [cut](Ctx& x) { return pvec_sort(x.witness.get(), cut, 0, nullptr); });
+      add("pvec_vector_sort", "cell width " + std::to_string(cut), IA,
+          [cut](Ctx& x) { return pvec_vector_sort(x.witness.get(), cut, 0, nullptr); });
   }
   add("pvec_cell_list_create", "cells_per_cutoff 0", IA,
       [](Ctx& x) { return pvec_cell_list_create(x.witness.get(), 0.1, 0, 0, &cl_out); });
@@ -928,8 +955,8 @@ std::vector<Row> build_rows(Ctx& c) {
       [](Ctx& x) { return pvec_cell_list_create(x.witness.get(), 0.1, 1, 1u << 20, &cl_out); });
   add("pvec_cell_list_create", "out NULL", IA,
       [](Ctx& x) { return pvec_cell_list_create(x.witness.get(), 0.1, 1, 0, nullptr); });
-  add("pvec_sort", "flags 1<<20", IA,
-      [](Ctx& x) { return pvec_sort(x.witness.get(), 0.1, 1u << 20, nullptr); });
+  add("pvec_vector_sort", "flags 1<<20", IA,
+      [](Ctx& x) { return pvec_vector_sort(x.witness.get(), 0.1, 1u << 20, nullptr); });
   add("pvec_verlet_create", "skin -0.01", IA,
       [](Ctx& x) { return pvec_verlet_create(x.witness.get(), 0.1, -0.01, 1, 0, &vl_out); });
   add("pvec_verlet_create", "skin NaN", IA,
@@ -944,8 +971,8 @@ std::vector<Row> build_rows(Ctx& c) {
       [](Ctx& x) { return pvec_verlet_create(x.witness.get(), 0.1, 0.0, 1, 0, nullptr); });
   add("pvec_cell_list_create", "NaN position", IA,
       [](Ctx& x) { return pvec_cell_list_create(x.out_nan.get(), 0.1, 1, 0, &cl_out); });
-  add("pvec_sort", "Inf position", IA,
-      [](Ctx& x) { return pvec_sort(x.out_inf.get(), 0.1, 0, nullptr); });
+  add("pvec_vector_sort", "Inf position", IA,
+      [](Ctx& x) { return pvec_vector_sort(x.out_inf.get(), 0.1, 0, nullptr); });
   return rows;
 }
 
@@ -994,7 +1021,7 @@ World world(Ctx& c) {
   World w;
   for (pvec_vector_t v : {c.witness.get(), c.out_z.get(), c.out_nan.get(), c.out_inf.get()})
     w.vecs.push_back(capi::snapshot(v));
-  REQUIRE(pvec_schema_count(c.schema, &w.schema_count) == PVEC_SUCCESS);
+  REQUIRE(pvec_schema_get_count(c.schema, &w.schema_count) == PVEC_SUCCESS);
   return w;
 }
 std::string describe(const World& w) {
@@ -1008,7 +1035,7 @@ void make_ctx(Ctx& c) {
   c.witness = make_filled(300);
   PVEC_REQUIRE_OK(pvec_ghost_get(c.witness.get(), nullptr, 0, 0));
   int64_t ng = 0;
-  PVEC_REQUIRE_OK(pvec_ghost_size(c.witness.get(), &ng));
+  PVEC_REQUIRE_OK(pvec_vector_get_ghost_size(c.witness.get(), &ng));
   REQUIRE(ng > 0);  // the periodic images exist, so dropping them on failure would show
   c.out_z = make_filled(20);
   set_coord(c.out_z.get(), 7, 2, 1.5);
@@ -1026,7 +1053,7 @@ void make_ctx(Ctx& c) {
   }
   PVEC_REQUIRE_OK(pvec_schema_create(&c.dead_schema));
   PVEC_REQUIRE_OK(pvec_schema_destroy(c.dead_schema));
-  PVEC_REQUIRE_OK(pvec_prop_count(c.witness.get(), &c.nprops));
+  PVEC_REQUIRE_OK(pvec_vector_get_prop_count(c.witness.get(), &c.nprops));
 }
 
 // Runs one row; returns a description of what went wrong, or "" when it behaved.
@@ -1034,13 +1061,13 @@ std::string run_row(const Row& r, Ctx& c) {
   // Rows are independent: a row that wrongly dropped the witness's ghosts must not hide the
   // same fault in the next one.
   int64_t ng = 0;
-  REQUIRE(pvec_ghost_size(c.witness.get(), &ng) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_ghost_size(c.witness.get(), &ng) == PVEC_SUCCESS);
   if (ng == 0) PVEC_REQUIRE_OK(pvec_ghost_get(c.witness.get(), nullptr, 0, 0));
   const World before = world(c);
   // world() ended with successful calls, so the last error is "": a status or pointer row
   // must leave a message of its own. Pure rows get a known error that they must not touch.
   int64_t dummy = 0;
-  if (r.kind == Kind::pure) pvec_size(nullptr, &dummy);
+  if (r.kind == Kind::pure) pvec_vector_get_size(nullptr, &dummy);
   const std::string before_err = pvec_last_error();
   REQUIRE((r.kind == Kind::pure) != before_err.empty());
   std::string problem;

@@ -52,8 +52,8 @@ struct Worker {
   // Checks that the local ids of v are `ids`, in order, on both mirrors.
   void check_ids(pvec_vector_t v, const std::vector<int64_t>& ids, const char* when) {
     int64_t n = -1, cap = -1;
-    ok(pvec_size(v, &n), "size");
-    ok(pvec_capacity(v, &cap), "capacity");
+    ok(pvec_vector_get_size(v, &n), "size");
+    ok(pvec_vector_get_capacity(v, &cap), "capacity");
     if (n != static_cast<int64_t>(ids.size())) {
       fail(std::string(when) + ": size " + std::to_string(n) + ", want " +
            std::to_string(ids.size()));
@@ -78,10 +78,11 @@ struct Worker {
   // The last error belongs to this thread: errors of others never show here.
   void check_last_error() {
     int64_t n = 0;
-    if (pvec_size(nullptr, &n) != PVEC_ERROR_INVALID_HANDLE) fail("pvec_size(NULL) accepted");
+    if (pvec_vector_get_size(nullptr, &n) != PVEC_ERROR_INVALID_HANDLE)
+      fail("pvec_vector_get_size(NULL) accepted");
     const std::string mine = pvec_last_error();
     std::this_thread::yield();
-    if (mine.rfind("pvec_size", 0) != 0 || std::string(pvec_last_error()) != mine)
+    if (mine.rfind("pvec_vector_get_size", 0) != 0 || std::string(pvec_last_error()) != mine)
       fail("last error not this thread's: " + std::string(pvec_last_error()));
     int flag = 0;
     ok(pvec_initialized(&flag), "initialized");
@@ -90,12 +91,12 @@ struct Worker {
 
   void round(pvec_vector_t v, int r) {
     std::vector<int64_t> ids;
-    ok(pvec_resize(v, 0), "resize 0");
+    ok(pvec_vector_resize(v, 0), "resize 0");
     int64_t next = (static_cast<int64_t>(id) << 32) + (static_cast<int64_t>(r) << 20);
     // One by one (geometric growth), each new id written on the host and copied over.
     for (int k = 0; k < 150 + 17 * id; ++k) {
       int64_t first = -1;
-      ok(pvec_append(v, 1, &first), "append");
+      ok(pvec_vector_append(v, 1, &first), "append");
       auto* h = static_cast<int64_t*>(pvec_host_ptr(v, 0));
       if (!h || first != static_cast<int64_t>(ids.size())) {
         fail("append gave first " + std::to_string(first));
@@ -112,30 +113,30 @@ struct Worker {
     std::vector<int64_t> kept;
     for (int64_t i = 0; i < static_cast<int64_t>(ids.size()); ++i)
       (i % 4 == 1 ? gone.push_back(i) : kept.push_back(ids[i]));
-    ok(pvec_remove(v, gone.data(), static_cast<int64_t>(gone.size())), "remove");
+    ok(pvec_vector_remove(v, gone.data(), static_cast<int64_t>(gone.size())), "remove");
     ids = kept;
     check_ids(v, ids, "after remove");
-    ok(pvec_reserve(v, 4000 + 64 * id), "reserve");
-    ok(pvec_shrink_to_fit(v), "shrink_to_fit");
+    ok(pvec_vector_reserve(v, 4000 + 64 * id), "reserve");
+    ok(pvec_vector_shrink_to_fit(v), "shrink_to_fit");
     check_ids(v, ids, "after reserve and shrink");
     pvec_layout l = PVEC_LAYOUT_INIT;
-    ok(pvec_layout_get(v, 1, &l), "layout_get");
+    ok(pvec_vector_get_layout(v, 1, &l), "layout_get");
     if (l.ncomp != 3 || l.stride_elems != l.capacity ||
         l.n_local != static_cast<int64_t>(ids.size()))
       fail("layout inconsistent");
     check_last_error();
-    if (pvec_reserve(v, -1) != PVEC_ERROR_INVALID_ARGUMENT) fail("reserve(-1) accepted");
+    if (pvec_vector_reserve(v, -1) != PVEC_ERROR_INVALID_ARGUMENT) fail("reserve(-1) accepted");
     pvec_memory_stats m{};
     m.struct_size = sizeof m;
-    ok(pvec_memory_stats_get(&m), "memory_stats_get");
+    ok(pvec_memory_get_stats(&m), "memory_stats_get");
   }
 
 #ifndef PVEC_TEST_HAVE_MPI
   // Distribution calls on one rank: map keeps every particle, ghosts are periodic images.
   void distribute(pvec_vector_t v) {
     int64_t n = 0, cap = 0;
-    ok(pvec_size(v, &n), "size");
-    ok(pvec_capacity(v, &cap), "capacity");
+    ok(pvec_vector_get_size(v, &n), "size");
+    ok(pvec_vector_get_capacity(v, &cap), "capacity");
     auto* pos = static_cast<double*>(pvec_host_ptr(v, PVEC_POS));
     if (!pos) return fail("NULL positions");
     for (int64_t i = 0; i < n; ++i)
@@ -144,10 +145,10 @@ struct Worker {
     int64_t removed = -1;
     ok(pvec_map(v, 0, &removed), "map");
     int64_t n2 = 0, ng = 0;
-    ok(pvec_size(v, &n2), "size");
+    ok(pvec_vector_get_size(v, &n2), "size");
     if (removed != 0 || n2 != n) fail("map lost particles");
     ok(pvec_ghost_get(v, nullptr, 0, 0), "ghost_get");
-    ok(pvec_ghost_size(v, &ng), "ghost_size");
+    ok(pvec_vector_get_ghost_size(v, &ng), "ghost_size");
     if (ng <= 0) fail("no periodic ghosts");
     ok(pvec_ghost_put(v, nullptr, 0, PVEC_REDUCE_MAX, 0), "ghost_put");
   }

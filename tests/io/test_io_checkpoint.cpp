@@ -29,7 +29,7 @@ constexpr uint64_t kSalt = 20;
 
 bool have_hdf5() {
   int flag = -1;
-  REQUIRE(pvec_io_has_hdf5(&flag) == PVEC_SUCCESS);
+  REQUIRE(pvec_has_hdf5(&flag) == PVEC_SUCCESS);
   return flag == 1;
 }
 
@@ -205,13 +205,13 @@ TEST_CASE("checkpoint round trip at this rank count, every dtype and shape", "[i
             f.addf("domain or boundary ", k, " differs");
         if (got.ghost_width != d.ghost_width) f.add("ghost width differs");
         int count = 0;
-        pvec_schema_count(schema, &count);
+        pvec_schema_get_count(schema, &count);
         if (count != static_cast<int>(p.all.size())) f.addf("schema has ", count, " properties");
         f.require("describe");
 
         got.backend = PVEC_BACKEND_HOST;
         pvec_vector_t r = nullptr;
-        DIST_OK(pvec_restart(path.c_str(), &got, schema, 0, &r));
+        DIST_OK(pvec_checkpoint_restart(path.c_str(), &got, schema, 0, &r));
         pvec_schema_destroy(schema);
         const std::vector<int64_t> ids = check_particles(r, p, f);
         check_id_set(ids, total, f);
@@ -226,7 +226,7 @@ TEST_CASE("checkpoint round trip at this rank count, every dtype and shape", "[i
         // the map moves nothing, and the rows come back in their order.
         pvec_op_stats st{};
         st.struct_size = sizeof st;
-        DIST_OK(pvec_last_op_stats(r, &st));
+        DIST_OK(pvec_vector_get_op_stats(r, &st));
         if (st.particles_sent != 0 || st.particles_received != 0)
           f.addf("the restart's map sent ", st.particles_sent, " and received ",
                  st.particles_received, " particles");
@@ -265,7 +265,7 @@ TEST_CASE("restart: both mirrors hold the rows its map wrapped or moved", "[io]"
     pvec_vector_destroy(v);
     pvec_schema_t s = make_full_schema(&p);
     pvec_vector_t r = nullptr;
-    DIST_OK(pvec_restart(path.c_str(), &d, s, 0, &r));
+    DIST_OK(pvec_checkpoint_restart(path.c_str(), &d, s, 0, &r));
     pvec_schema_destroy(s);
     Failures f;
     const Column back = column(r, PVEC_POS);
@@ -331,14 +331,14 @@ TEST_CASE("restart on another rank count: 3 -> 1, 2, 4 and 4 -> 3", "[io][n_to_m
       pvec_vector_desc_set_comm(&d, r);
       pvec_schema_t s = make_full_schema(&p);
       pvec_vector_t v = nullptr;
-      if (pvec_restart(path.c_str(), &d, s, 0, &v) != PVEC_SUCCESS) {
+      if (pvec_checkpoint_restart(path.c_str(), &d, s, 0, &v) != PVEC_SUCCESS) {
         f.add(pvec_last_error());
       } else {
         ids = check_particles(v, p, f);
         check_mirrors_agree(v, f);
         // Particles on their owners: each rank's local positions inside its subdomain.
         double lo[3], hi[3];
-        pvec_subdomain(v, lo, hi);
+        pvec_vector_get_subdomain(v, lo, hi);
         const Column pos = column(v, PVEC_POS);
         for (int64_t i = 0; i < n_local(v); ++i)
           for (int k = 0; k < 3; ++k) {
@@ -374,12 +374,12 @@ struct Small {
   ~Small() { remove_files(path); }
 };
 
-// pvec_restart must fail with want on every rank, naming `words` in the message, and leave
-// out alone.
+// pvec_checkpoint_restart must fail with want on every rank, naming `words` in the message, and
+// leave out alone.
 void expect_restart_fails(const std::string& path, const pvec_vector_desc& d, pvec_schema_t s,
                           pvec_status want, const std::string& words, Failures& f) {
   pvec_vector_t out = reinterpret_cast<pvec_vector_t>(0x1234);
-  const pvec_status st = pvec_restart(path.c_str(), &d, s, 0, &out);
+  const pvec_status st = pvec_checkpoint_restart(path.c_str(), &d, s, 0, &out);
   const std::string msg = pvec_last_error();
   if (st != want)
     f.addf("status ", pvec_status_string(st), " want ", pvec_status_string(want), ": ", msg);
@@ -461,11 +461,12 @@ TEST_CASE("restart validates the request and names the first mismatch", "[io][er
   // Bad arguments.
   {
     pvec_vector_t out = nullptr;
-    if (pvec_restart(nullptr, &c.d, good, 0, &out) != PVEC_ERROR_INVALID_ARGUMENT)
+    if (pvec_checkpoint_restart(nullptr, &c.d, good, 0, &out) != PVEC_ERROR_INVALID_ARGUMENT)
       f.add("path NULL");
-    if (pvec_restart(c.path.c_str(), &c.d, good, 7, &out) != PVEC_ERROR_INVALID_ARGUMENT)
+    if (pvec_checkpoint_restart(c.path.c_str(), &c.d, good, 7, &out) != PVEC_ERROR_INVALID_ARGUMENT)
       f.add("flags");
-    if (pvec_restart(c.path.c_str(), &c.d, good, 0, nullptr) != PVEC_ERROR_INVALID_ARGUMENT)
+    if (pvec_checkpoint_restart(c.path.c_str(), &c.d, good, 0, nullptr) !=
+        PVEC_ERROR_INVALID_ARGUMENT)
       f.add("out NULL");
     expect_restart_fails("no_such_file.h5", c.d, good, PVEC_ERROR_IO, "no_such_file.h5", f);
   }

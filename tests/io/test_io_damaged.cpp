@@ -4,10 +4,10 @@
 // values no writer writes: NaN, negative counts, overflowing sums, extents of 2^40, reserved or
 // repeated names), one catalogue of 133 edits, then 300 seeded random combinations of
 // them (the first 100 under PVEC_TEST_LIGHT). After each edit every rank calls
-// pvec_checkpoint_describe and pvec_restart: an edit that damages the file must give PVEC_ERROR_IO
-// from both, with a message, no schema and the output handle untouched; a harmless one (step, time)
-// must still describe and restart. Under the sanitizer step of scripts/hardening.sh this is the
-// reader's fuzz test. (Byte-level damage: test_io_checkpoint.cpp.)
+// pvec_checkpoint_describe and pvec_checkpoint_restart: an edit that damages the file must give
+// PVEC_ERROR_IO from both, with a message, no schema and the output handle untouched; a harmless
+// one (step, time) must still describe and restart. Under the sanitizer step of
+// scripts/hardening.sh this is the reader's fuzz test. (Byte-level damage: test_io_checkpoint.cpp.)
 #include "dist_util.hpp"
 #include "test_support.hpp"
 
@@ -363,7 +363,7 @@ void check_file(const std::string& copy, const std::string& what, bool damages,
   const std::string dmsg = pvec_last_error();
   // The caller's desc and schema (what a restart without describe passes).
   pvec_vector_t out = reinterpret_cast<pvec_vector_t>(0x1234);
-  const pvec_status rs = pvec_restart(copy.c_str(), &good_desc, good_schema, 0, &out);
+  const pvec_status rs = pvec_checkpoint_restart(copy.c_str(), &good_desc, good_schema, 0, &out);
   const std::string rmsg = pvec_last_error();
   if (damages) {
     if (ds != PVEC_ERROR_IO)
@@ -383,7 +383,7 @@ void check_file(const std::string& copy, const std::string& what, bool damages,
   // the same status).
   int64_t n = 0;
   const bool made = rs == PVEC_SUCCESS && out != reinterpret_cast<pvec_vector_t>(0x1234);
-  if (made) DIST_OK(pvec_size(out, &n));
+  if (made) DIST_OK(pvec_vector_get_size(out, &n));
   if (made && sum(n) != n_global)
     f.addf(what, ": the restarted vector holds ", sum(n), " particles, the file ", n_global);
   if (made) pvec_vector_destroy(out);
@@ -395,7 +395,7 @@ void check_file(const std::string& copy, const std::string& what, bool damages,
 TEST_CASE("a checkpoint's header rewritten every way is an IO status, never a crash",
           "[io][errors]") {
   int has = 0;
-  REQUIRE(pvec_io_has_hdf5(&has) == PVEC_SUCCESS);
+  REQUIRE(pvec_has_hdf5(&has) == PVEC_SUCCESS);
   if (has != 1) {
     WARN("pvec built without parallel HDF5: damaged-checkpoint cases not run");
     return;

@@ -167,7 +167,7 @@ pvec_test::Snapshot restarted(const std::string& path) {
   pvec_schema_t s = nullptr;
   const pvec_vector_desc d = described(path, &s);
   pvec_vector_t r = nullptr;
-  DIST_OK(pvec_restart(path.c_str(), &d, s, 0, &r));
+  DIST_OK(pvec_checkpoint_restart(path.c_str(), &d, s, 0, &r));
   pvec_schema_destroy(s);
   pvec_test::Snapshot snap = pvec_test::snapshot(r);
   DIST_OK(pvec_vector_destroy(r));
@@ -186,7 +186,7 @@ std::string checkpoint_of_made(const std::string& dir, const std::string& name) 
 
 bool have_hdf5() {
   int flag = -1;
-  REQUIRE(pvec_io_has_hdf5(&flag) == PVEC_SUCCESS);
+  REQUIRE(pvec_has_hdf5(&flag) == PVEC_SUCCESS);
   return flag == 1;
 }
 
@@ -223,8 +223,8 @@ TEST_CASE("file blocks: the same bytes at 1, 2 and 3 host threads", "[io][thread
       restarts_n[t] = snap.n_local;
     }
     const std::string run = dir + "/run" + tag, dev = dir + "/dev" + tag;
-    DIST_OK(pvec_write_vtk(v, run.c_str(), 0, 0.0, PVEC_VTK_RANK_ARRAY));
-    DIST_OK(pvec_write_vtk(v, dev.c_str(), 0, 0.0, PVEC_ON_DEVICE));
+    DIST_OK(pvec_vtk_write(v, run.c_str(), 0, 0.0, PVEC_VTK_RANK_ARRAY));
+    DIST_OK(pvec_vtk_write(v, dev.c_str(), 0, 0.0, PVEC_ON_DEVICE));
     std::snprintf(piece, sizeof piece, "/run%d_000000/run%d_%04d.vtp", t, t, rank());
     vtp[t] = slurp(dir + piece);
     std::snprintf(piece, sizeof piece, "/dev%d_000000/dev%d_%04d.vtp", t, t, rank());
@@ -280,7 +280,7 @@ TEST_CASE("restart: both mirrors hold the file's rows, the device one filled as 
             d.backend = b;
             d.host_memory = m;
             pvec_vector_t r = nullptr;
-            DIST_OK(pvec_restart(h5.c_str(), &d, sc, 0, &r));
+            DIST_OK(pvec_checkpoint_restart(h5.c_str(), &d, sc, 0, &r));
             pvec_schema_destroy(sc);
             const pvec_test::Snapshot host = pvec_test::snapshot(r);
             // The device mirror copied over the host one must change no byte.
@@ -381,7 +381,7 @@ TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and
           pvec_test::ScopedEnv raw("PVEC_IO_PREAD", pread);
           pvec_vector_t r = nullptr;
           if (rank() == failing) BlockPipeline::inject_fault_for_tests(3, in_memory);
-          const pvec_status rs = pvec_restart(h5.c_str(), &d, sc, 0, &r);
+          const pvec_status rs = pvec_checkpoint_restart(h5.c_str(), &d, sc, 0, &r);
           BlockPipeline::inject_fault_for_tests(-1);
           if (rs != want)
             f.addf(what, "restart (PVEC_IO_PREAD=", pread, "): ", pvec_status_string(rs), ", want ",
@@ -392,7 +392,7 @@ TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and
       }
       const std::string run = dir + "/bad" + tag;
       if (rank() == failing) BlockPipeline::inject_fault_for_tests(3, in_memory);
-      const pvec_status s = pvec_write_vtk(v, run.c_str(), 0, 0.0, 0);
+      const pvec_status s = pvec_vtk_write(v, run.c_str(), 0, 0.0, 0);
       BlockPipeline::inject_fault_for_tests(-1);
       if (s != want)
         f.addf(what, "write_vtk: ", pvec_status_string(s), ", want ", pvec_status_string(want));

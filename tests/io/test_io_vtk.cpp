@@ -54,10 +54,10 @@ TEST_CASE("write_vtk: pieces, index and a growing time series", "[io][vtk]") {
   const int64_t n = n_local(v);
   Failures f;
 
-  DIST_OK(pvec_write_vtk(v, prefix.c_str(), 0, 0.0, PVEC_VTK_RANK_ARRAY));
+  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 0, 0.0, PVEC_VTK_RANK_ARRAY));
   DIST_OK(pvec_host_to_device(v, nullptr, 0));
   const pvec_test::Snapshot before = pvec_test::snapshot(v);
-  DIST_OK(pvec_write_vtk(v, prefix.c_str(), 10, 0.5, PVEC_ON_DEVICE));
+  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 10, 0.5, PVEC_ON_DEVICE));
   if (!(pvec_test::snapshot(v) == before)) f.add("write_vtk changed the vector");
 
   char piece[64];
@@ -87,10 +87,10 @@ TEST_CASE("write_vtk: pieces, index and a growing time series", "[io][vtk]") {
   }
   f.require("first two steps");
 
-  // A restarted series: a new vector (as after pvec_restart) writes later steps, and an
+  // A restarted series: a new vector (as after pvec_checkpoint_restart) writes later steps, and an
   // earlier step again; the entries already there stay, the repeated step is replaced.
-  DIST_OK(pvec_write_vtk(v, prefix.c_str(), 20, 1.0, 0));
-  DIST_OK(pvec_write_vtk(v, prefix.c_str(), 10, 0.5, 0));
+  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 20, 1.0, 0));
+  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 10, 0.5, 0));
   if (rank() == 0) {
     const std::string pvd = slurp(prefix + ".pvd");
     if (count_of(pvd, "<DataSet") != 3) f.addf("pvd has not 3 entries:\n", pvd);
@@ -103,13 +103,13 @@ TEST_CASE("write_vtk: pieces, index and a growing time series", "[io][vtk]") {
 
   // Bad input: a status, no file, the vector unchanged.
   const pvec_test::Snapshot snap = pvec_test::snapshot(v);
-  CHECK(pvec_write_vtk(v, nullptr, 0, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
-  CHECK(pvec_write_vtk(v, "", 0, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
-  CHECK(pvec_write_vtk(v, prefix.c_str(), -1, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
-  CHECK(pvec_write_vtk(v, prefix.c_str(), 1, INFINITY, 0) == PVEC_ERROR_INVALID_ARGUMENT);
-  CHECK(pvec_write_vtk(v, prefix.c_str(), 1, 0, 1u << 9) == PVEC_ERROR_INVALID_ARGUMENT);
-  CHECK(pvec_write_vtk(nullptr, prefix.c_str(), 1, 0, 0) == PVEC_ERROR_INVALID_HANDLE);
-  const pvec_status io = pvec_write_vtk(v, "no/such/folder/run", 1, 0, 0);
+  CHECK(pvec_vtk_write(v, nullptr, 0, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_vtk_write(v, "", 0, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_vtk_write(v, prefix.c_str(), -1, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_vtk_write(v, prefix.c_str(), 1, INFINITY, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_vtk_write(v, prefix.c_str(), 1, 0, 1u << 9) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_vtk_write(nullptr, prefix.c_str(), 1, 0, 0) == PVEC_ERROR_INVALID_HANDLE);
+  const pvec_status io = pvec_vtk_write(v, "no/such/folder/run", 1, 0, 0);
   CHECK(io == PVEC_ERROR_IO);
   CHECK(std::string(pvec_last_error()).find("no/such/folder") != std::string::npos);
   CHECK(pvec_test::snapshot(v) == snap);

@@ -35,7 +35,7 @@ void check_wrap(pvec_dtype dtype) {
   pvec_vector_t v = nullptr;
   REQUIRE(pvec_vector_create(&d, s, &v) == PVEC_SUCCESS);
   int64_t cap = 0;
-  REQUIRE(pvec_capacity(v, &cap) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_capacity(v, &cap) == PVEC_SUCCESS);
   T* pos = static_cast<T*>(pvec_host_ptr(v, PVEC_POS));
   int64_t* id = static_cast<int64_t*>(pvec_host_ptr(v, id_prop));
   std::mt19937_64 rng(7);
@@ -47,9 +47,9 @@ void check_wrap(pvec_dtype dtype) {
   }
   REQUIRE(pvec_map(v, 0, nullptr) == PVEC_SUCCESS);
   int64_t n_after = 0;
-  REQUIRE(pvec_size(v, &n_after) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_size(v, &n_after) == PVEC_SUCCESS);
   REQUIRE(n_after == n);
-  REQUIRE(pvec_capacity(v, &cap) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_capacity(v, &cap) == PVEC_SUCCESS);
   pos = static_cast<T*>(pvec_host_ptr(v, PVEC_POS));
   id = static_cast<int64_t*>(pvec_host_ptr(v, id_prop));
   int64_t wrong = 0;

@@ -139,7 +139,7 @@ struct HostList {
 
 HostList fetch_list(pvec_verlet_t l) {
   pvec_verlet_info info = PVEC_VERLET_INFO_INIT;
-  REQUIRE(pvec_verlet_get(l, &info) == PVEC_SUCCESS);
+  REQUIRE(pvec_verlet_get_info(l, &info) == PVEC_SUCCESS);
   HostList h;
   h.n = info.n;
   h.offsets = fetch(info.offsets, info.n + 1, info.on_device != 0);
@@ -287,7 +287,7 @@ TEST_CASE("cell lists hold every row once, in its cell, deterministically", "[ne
         pvec_cell_list_t cl = nullptr;
         DIST_OK(pvec_cell_list_create(v, 0.12, 2, flag_of(p) | ghosts, &cl));
         pvec_cell_list_info info = PVEC_CELL_LIST_INFO_INIT;
-        DIST_OK(pvec_cell_list_get(cl, &info));
+        DIST_OK(pvec_cell_list_get_info(cl, &info));
         const int64_t n = n_local(v), rows = ghosts ? n + n_ghost(v) : n;
         if (info.n_entries != rows) f.addf("cell list holds ", info.n_entries, " rows of ", rows);
         const bool dev = info.on_device != 0;
@@ -361,7 +361,7 @@ TEST_CASE("pvec_verlet_check is true exactly when a particle moved more than ski
       pvec_vector_t v = make_box(b);
       const double skin = 0.04;
       if (sorted) {
-        DIST_OK(pvec_sort(v, 0.1 + skin, flag_of(p) | PVEC_SORT_BOTH_MIRRORS, nullptr));
+        DIST_OK(pvec_vector_sort(v, 0.1 + skin, flag_of(p) | PVEC_SORT_BOTH_MIRRORS, nullptr));
         DIST_OK(pvec_ghost_get(v, nullptr, 0, 0));  // the plan the host calls below replay
         if (p == Path::device) DIST_OK(pvec_host_to_device(v, nullptr, 0));
       }
@@ -386,22 +386,23 @@ TEST_CASE("pvec_verlet_check is true exactly when a particle moved more than ski
       // A replayed ghost_get keeps the rows: the list stays usable. A new plan does not.
       DIST_OK(pvec_ghost_get(v, nullptr, 0, PVEC_GHOST_REUSE_PLAN));
       pvec_verlet_info info = PVEC_VERLET_INFO_INIT;
-      DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_SUCCESS);
+      DIST_REQUIRE(pvec_verlet_get_info(l, &info) == PVEC_SUCCESS);
       DIST_OK(pvec_ghost_get(v, nullptr, 0, 0));
-      DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_ERROR_STATE);
+      DIST_REQUIRE(pvec_verlet_get_info(l, &info) == PVEC_ERROR_STATE);
       DIST_REQUIRE(std::string(pvec_last_error()).find("stale") != std::string::npos);
       DIST_OK(pvec_verlet_check(l, &rebuild));
       DIST_REQUIRE(rebuild == 1);
       DIST_OK(pvec_verlet_build(l));
-      DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_SUCCESS);
+      DIST_REQUIRE(pvec_verlet_get_info(l, &info) == PVEC_SUCCESS);
       DIST_OK(pvec_map(v, 0, nullptr));
-      DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_ERROR_STATE);
+      DIST_REQUIRE(pvec_verlet_get_info(l, &info) == PVEC_ERROR_STATE);
       DIST_OK(pvec_verlet_destroy(l));
       DIST_OK(pvec_vector_destroy(v));
     }
 }
 
-TEST_CASE("pvec_sort keeps every particle and leaves the rows in cell order", "[neighbors]") {
+TEST_CASE("pvec_vector_sort keeps every particle and leaves the rows in cell order",
+          "[neighbors]") {
   for (const Box& b : boxes())
     for (Path p : {Path::host, Path::device})
       for (unsigned order : {0u, static_cast<unsigned>(PVEC_SORT_MORTON)}) {
@@ -413,11 +414,11 @@ TEST_CASE("pvec_sort keeps every particle and leaves the rows in cell order", "[
         const auto before = record(false);
         const uint64_t gen = generation(v);
         int moved = -1;
-        DIST_OK(pvec_sort(v, 0.1, flag_of(p) | order, &moved));
+        DIST_OK(pvec_vector_sort(v, 0.1, flag_of(p) | order, &moved));
         if (n > 1 && moved != 1) f.add("random rows were reported in order already");
         if (moved == 1 && generation(v) == gen) f.add("the generation did not change");
         if (record(p == Path::device) != before) f.add("a particle's values changed");
-        DIST_OK(pvec_sort(v, 0.1, flag_of(p) | order, &moved));
+        DIST_OK(pvec_vector_sort(v, 0.1, flag_of(p) | order, &moved));
         if (moved != 0) f.add("a second sort moved rows");
         if (order && b.dim > 1) {
           // The rows follow the Z-order curve of the cells: the cell coordinates (from the
@@ -426,7 +427,7 @@ TEST_CASE("pvec_sort keeps every particle and leaves the rows in cell order", "[
           pvec_cell_list_t cl = nullptr;
           DIST_OK(pvec_cell_list_create(v, 0.1, 1, 0, &cl));
           pvec_cell_list_info info = PVEC_CELL_LIST_INFO_INIT;
-          DIST_OK(pvec_cell_list_get(cl, &info));
+          DIST_OK(pvec_cell_list_get_info(cl, &info));
           int bits = 0;
           for (int d = 0; d < b.dim; ++d)
             while ((int64_t{1} << bits) < info.dims[d]) ++bits;
@@ -454,7 +455,7 @@ TEST_CASE("pvec_sort keeps every particle and leaves the rows in cell order", "[
           DIST_OK(pvec_ghost_get(v, nullptr, 0, flag_of(p)));
           DIST_OK(pvec_cell_list_create(v, 0.1, 1, flag_of(p), &cl));
           pvec_cell_list_info info = PVEC_CELL_LIST_INFO_INIT;
-          DIST_OK(pvec_cell_list_get(cl, &info));
+          DIST_OK(pvec_cell_list_get_info(cl, &info));
           if (!info.sorted) f.add("the cell list of a sorted vector is not marked sorted");
           auto parts = fetch(info.cell_particles, info.n_entries, info.on_device != 0);
           for (int64_t e = 0; e < info.n_entries; ++e)
@@ -474,7 +475,8 @@ TEST_CASE("pvec_sort keeps every particle and leaves the rows in cell order", "[
 // 0 (their groups come first), and the particles within a ghost width of any face before
 // those clearly inner in every dimension (the inner group is last); a second sort moves
 // nothing; ghost_get gives the same ghosts as from the unsorted rows; it refuses Morton.
-TEST_CASE("pvec_sort halo-first keeps every particle and puts the halo first", "[neighbors]") {
+TEST_CASE("pvec_vector_sort halo-first keeps every particle and puts the halo first",
+          "[neighbors]") {
   for (const Box& b : boxes())
     for (Path p : {Path::host, Path::device}) {
       INFO(box_name(b) << ", " << name_of(p) << " path");
@@ -501,19 +503,19 @@ TEST_CASE("pvec_sort halo-first keeps every particle and puts the halo first", "
       const auto before = locals();
       const auto ghosts_before = ghosts();
       const Snapshot snap = snapshot(v);
-      DIST_REQUIRE(pvec_sort(v, 0.1, flag | PVEC_SORT_HALO_FIRST | PVEC_SORT_MORTON, nullptr) ==
-                   PVEC_ERROR_INVALID_ARGUMENT);
+      DIST_REQUIRE(pvec_vector_sort(v, 0.1, flag | PVEC_SORT_HALO_FIRST | PVEC_SORT_MORTON,
+                                    nullptr) == PVEC_ERROR_INVALID_ARGUMENT);
       DIST_REQUIRE(std::string(pvec_last_error()).find("exclude") != std::string::npos);
       if (!compare_rows(snap, snapshot(v), n + n_ghost(v)).empty())
         f.add("a refused sort changed the rows");
       int moved = -1;
-      DIST_OK(pvec_sort(v, 0.1, flag | PVEC_SORT_HALO_FIRST, &moved));
+      DIST_OK(pvec_vector_sort(v, 0.1, flag | PVEC_SORT_HALO_FIRST, &moved));
       if (n > 8 && moved != 1) f.add("random rows were reported in halo-first order already");
       if (locals() != before) f.add("a particle's values changed");
-      DIST_OK(pvec_sort(v, 0.1, flag | PVEC_SORT_HALO_FIRST, &moved));
+      DIST_OK(pvec_vector_sort(v, 0.1, flag | PVEC_SORT_HALO_FIRST, &moved));
       if (moved != 0) f.add("a second halo-first sort moved rows");
       double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-      DIST_OK(pvec_subdomain(v, lo, hi));
+      DIST_OK(pvec_vector_get_subdomain(v, lo, hi));
       // Cells are at most 2 x 0.1 wide here, so beyond gw + 0.25 of a face no cell reaches
       // into its band.
       const double gw = b.ghost, margin = gw + 0.25;
@@ -562,10 +564,10 @@ TEST_CASE("neighbour search refuses bad input and changes nothing", "[neighbors]
   DIST_REQUIRE(pvec_verlet_create(v, 0.1, 0.01, 1, 0, nullptr) == PVEC_ERROR_INVALID_ARGUMENT);
   DIST_REQUIRE(pvec_cell_list_create(v, nan, 1, 0, &cl) == PVEC_ERROR_INVALID_ARGUMENT);
   DIST_REQUIRE(pvec_cell_list_create(nullptr, 0.1, 1, 0, &cl) == PVEC_ERROR_INVALID_HANDLE);
-  DIST_REQUIRE(pvec_sort(v, 0.0, 0, nullptr) == PVEC_ERROR_INVALID_ARGUMENT);
-  DIST_REQUIRE(pvec_sort(v, 0.1, 1u << 20, nullptr) == PVEC_ERROR_INVALID_ARGUMENT);
+  DIST_REQUIRE(pvec_vector_sort(v, 0.0, 0, nullptr) == PVEC_ERROR_INVALID_ARGUMENT);
+  DIST_REQUIRE(pvec_vector_sort(v, 0.1, 1u << 20, nullptr) == PVEC_ERROR_INVALID_ARGUMENT);
   DIST_REQUIRE(l == nullptr && cl == nullptr);
-  DIST_REQUIRE(pvec_verlet_get(nullptr, nullptr) == PVEC_ERROR_INVALID_HANDLE);
+  DIST_REQUIRE(pvec_verlet_get_info(nullptr, nullptr) == PVEC_ERROR_INVALID_HANDLE);
   DIST_REQUIRE(pvec_verlet_destroy(nullptr) == PVEC_ERROR_INVALID_HANDLE);
   const std::string diff = compare_rows(before, snapshot(v), n_local(v) + n_ghost(v));
   INFO(diff);
@@ -575,7 +577,7 @@ TEST_CASE("neighbour search refuses bad input and changes nothing", "[neighbors]
   Column pos = column(v, PVEC_POS);
   const bool mine = rank() == 0 && n_local(v) > 0;
   if (mine) set_pos(pos, 0, 0, nan);
-  const pvec_status st = pvec_sort(v, 0.1, 0, nullptr);
+  const pvec_status st = pvec_vector_sort(v, 0.1, 0, nullptr);
   DIST_REQUIRE(st == (mine ? PVEC_ERROR_INVALID_ARGUMENT : PVEC_SUCCESS) || !mine);
   DIST_REQUIRE(pvec_verlet_create(v, 0.1, 0.0, 1, 0, &l) ==
                    (mine ? PVEC_ERROR_INVALID_ARGUMENT : PVEC_SUCCESS) ||
@@ -588,10 +590,10 @@ TEST_CASE("neighbour search refuses bad input and changes nothing", "[neighbors]
   DIST_OK(pvec_verlet_create(v, 0.1, 0.0, 1, 0, &l));
   pvec_verlet_info info = PVEC_VERLET_INFO_INIT;
   info.struct_size = 8;
-  DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_ERROR_INVALID_ARGUMENT);
+  DIST_REQUIRE(pvec_verlet_get_info(l, &info) == PVEC_ERROR_INVALID_ARGUMENT);
   DIST_OK(pvec_vector_destroy(v));
   info.struct_size = sizeof info;
-  DIST_REQUIRE(pvec_verlet_get(l, &info) == PVEC_ERROR_INVALID_HANDLE);
+  DIST_REQUIRE(pvec_verlet_get_info(l, &info) == PVEC_ERROR_INVALID_HANDLE);
   DIST_REQUIRE(std::string(pvec_last_error()).find("destroyed") != std::string::npos);
   DIST_OK(pvec_verlet_destroy(l));
 }
@@ -607,7 +609,7 @@ TEST_CASE("neighbour search of empty ranks and a half list without its plan", "[
   // After a sort that moved rows the plan is gone: a half list over the old ghosts is
   // refused (local calls: each rank answers for itself).
   int moved = 0;
-  DIST_OK(pvec_sort(v, 0.1, 0, &moved));
+  DIST_OK(pvec_vector_sort(v, 0.1, 0, &moved));
   const pvec_status st = pvec_verlet_build(l);
   const pvec_status want = moved && n_ghost(v) > 0 ? PVEC_ERROR_STATE : PVEC_SUCCESS;
   DIST_REQUIRE(st == want);
@@ -634,7 +636,7 @@ Arrays build_all(pvec_vector_t v, Path p, int span, double cutoff, double skin) 
     pvec_cell_list_t cl = nullptr;
     DIST_OK(pvec_cell_list_create(v, cutoff + skin, span, on | (gh ? PVEC_CELLS_GHOSTS : 0u), &cl));
     pvec_cell_list_info info = PVEC_CELL_LIST_INFO_INIT;
-    DIST_OK(pvec_cell_list_get(cl, &info));
+    DIST_OK(pvec_cell_list_get_info(cl, &info));
     const bool dev = info.on_device != 0;
     a.on_device = dev;
     a.off[gh] = fetch(info.cell_offsets, info.ncells + 1, dev);
@@ -711,7 +713,7 @@ TEST_CASE("every build method gives the host's arrays", "[neighbors]") {
       pvec_vector_t v = make_box(b);
       const double cutoff = 0.1, skin = 0.02;
       if (sorted) {  // by the grid of the span-1 lists (same width, same origin)
-        DIST_OK(pvec_sort(v, cutoff + skin, PVEC_SORT_BOTH_MIRRORS, nullptr));
+        DIST_OK(pvec_vector_sort(v, cutoff + skin, PVEC_SORT_BOTH_MIRRORS, nullptr));
         DIST_OK(pvec_ghost_get(v, nullptr, 0, 0));
         DIST_OK(pvec_host_to_device(v, nullptr, 0));
       }
@@ -761,7 +763,7 @@ TEST_CASE("device rebuilds whose lists outgrow the last build's room", "[neighbo
       DIST_OK(pvec_verlet_create(v, cutoff, skin, 1, dev, &full));
       DIST_OK(pvec_verlet_create(v, cutoff, skin, 1, dev | PVEC_VERLET_HALF, &half));
       double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-      DIST_OK(pvec_subdomain(v, lo, hi));
+      DIST_OK(pvec_vector_get_subdomain(v, lo, hi));
       Column pos = column(v, PVEC_POS);
       for (int64_t i = 0; i < n_local(v); ++i)
         for (int d = 0; d < dim; ++d) {

@@ -156,7 +156,7 @@ void Column::set_bits(int64_t i, int64_t c, uint64_t v) const { std::memcpy(at(i
 
 Column column(pvec_vector_t v, int prop) {
   pvec_layout l = PVEC_LAYOUT_INIT;
-  REQUIRE(pvec_layout_get(v, prop, &l) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_layout(v, prop, &l) == PVEC_SUCCESS);
   Column c;
   c.base = static_cast<unsigned char*>(l.host_ptr);
   c.elem = l.elem_size;
@@ -168,19 +168,19 @@ Column column(pvec_vector_t v, int prop) {
 
 int64_t n_local(pvec_vector_t v) {
   int64_t n = -1;
-  REQUIRE(pvec_size(v, &n) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_size(v, &n) == PVEC_SUCCESS);
   return n;
 }
 int64_t n_ghost(pvec_vector_t v) {
   int64_t n = -1;
-  REQUIRE(pvec_ghost_size(v, &n) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_ghost_size(v, &n) == PVEC_SUCCESS);
   return n;
 }
 pvec_op_stats op_stats(pvec_vector_t v) {
   pvec_op_stats ops;
   std::memset(&ops, 0, sizeof ops);
   ops.struct_size = sizeof ops;
-  REQUIRE(pvec_last_op_stats(v, &ops) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_op_stats(v, &ops) == PVEC_SUCCESS);
   return ops;
 }
 void check_exchange_figures(const pvec_op_stats& ops, int64_t own_images, const char* op,
@@ -196,22 +196,22 @@ void check_exchange_figures(const pvec_op_stats& ops, int64_t own_images, const 
 }
 int64_t capacity(pvec_vector_t v) {
   int64_t n = -1;
-  REQUIRE(pvec_capacity(v, &n) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_capacity(v, &n) == PVEC_SUCCESS);
   return n;
 }
 uint64_t generation(pvec_vector_t v) {
   uint64_t g = 0;
-  REQUIRE(pvec_generation(v, &g) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_generation(v, &g) == PVEC_SUCCESS);
   return g;
 }
 int dim_of(pvec_vector_t v) {
   int d = 0;
-  REQUIRE(pvec_dim(v, &d) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_dim(v, &d) == PVEC_SUCCESS);
   return d;
 }
 pvec_dtype pos_dtype(pvec_vector_t v) {
   pvec_dtype t = PVEC_FLOAT64;
-  REQUIRE(pvec_pos_dtype(v, &t) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_pos_dtype(v, &t) == PVEC_SUCCESS);
   return t;
 }
 
@@ -295,12 +295,12 @@ Decomp decomposition(pvec_vector_t v) {
   Decomp dc;
   dc.dim = dim_of(v);
   dc.ranks = size();
-  REQUIRE(pvec_domain(v, dc.lo, dc.hi) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_domain(v, dc.lo, dc.hi) == PVEC_SUCCESS);
   int bc[PVEC_MAX_DIM] = {0, 0, 0, 0};
-  REQUIRE(pvec_boundaries(v, bc) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_boundaries(v, bc) == PVEC_SUCCESS);
   for (int d = 0; d < dc.dim; ++d) dc.periodic[d] = bc[d] == PVEC_PERIODIC;
   std::vector<double> lo(dc.dim), hi(dc.dim);
-  REQUIRE(pvec_subdomain(v, lo.data(), hi.data()) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_subdomain(v, lo.data(), hi.data()) == PVEC_SUCCESS);
   dc.sub_lo = allgather(lo);
   dc.sub_hi = allgather(hi);
   return dc;
@@ -534,7 +534,7 @@ bool single_node() {
 int64_t expected_transport(pvec_vector_t v, Path p) {
   if (size() == 1) return PVEC_TRANSPORT_NONE;
   pvec_backend b = PVEC_BACKEND_HOST;
-  REQUIRE(pvec_vector_backend(v, &b) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_backend(v, &b) == PVEC_SUCCESS);
   if (p == Path::host || b != PVEC_BACKEND_CUDA) {
     const char* shm = std::getenv("PVEC_SHM");
     return single_node() && !g_shm_refused && !(shm != nullptr && std::string(shm) == "0")

@@ -178,7 +178,7 @@ bool single_node();
 // PVEC_SHM=0 (or a rank refused it: g_shm_refused), MPI otherwise. run_on checks it.
 int64_t expected_transport(pvec_vector_t v, Path p);
 
-// pvec_last_op_stats of v, the whole struct (REQUIREd to succeed).
+// pvec_vector_get_op_stats of v, the whole struct (REQUIREd to succeed).
 pvec_op_stats op_stats(pvec_vector_t v);
 // What every ghost exchange's figures must say, on every rank (collective: call on all):
 // particles_self is this rank's `own_images` (its own periodic images) and within

@@ -11,7 +11,7 @@ namespace {
 
 pvec_layout layout_of(pvec_vector_t v, int prop) {
   pvec_layout l = PVEC_LAYOUT_INIT;
-  REQUIRE(pvec_layout_get(v, prop, &l) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_layout(v, prop, &l) == PVEC_SUCCESS);
   return l;
 }
 
@@ -43,13 +43,13 @@ bool Snapshot::operator==(const Snapshot& o) const {
 
 Snapshot snapshot(pvec_vector_t v) {
   Snapshot s;
-  REQUIRE(pvec_size(v, &s.n_local) == PVEC_SUCCESS);
-  REQUIRE(pvec_ghost_size(v, &s.n_ghost) == PVEC_SUCCESS);
-  REQUIRE(pvec_capacity(v, &s.capacity) == PVEC_SUCCESS);
-  REQUIRE(pvec_generation(v, &s.generation) == PVEC_SUCCESS);
-  REQUIRE(pvec_prop_count(v, &s.nprops) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_size(v, &s.n_local) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_ghost_size(v, &s.n_ghost) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_capacity(v, &s.capacity) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_generation(v, &s.generation) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_prop_count(v, &s.nprops) == PVEC_SUCCESS);
   pvec_backend b = PVEC_BACKEND_HOST;
-  REQUIRE(pvec_vector_backend(v, &b) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_backend(v, &b) == PVEC_SUCCESS);
   for (int prop = PVEC_POS; prop < s.nprops; ++prop) {
     const pvec_layout l = layout_of(v, prop);
     s.cols.push_back(live_rows(l.host_ptr, l, s.rows()));
@@ -62,8 +62,8 @@ Snapshot snapshot(pvec_vector_t v) {
 
 void restore_host(pvec_vector_t v, const Snapshot& s) {
   int64_t n = 0, g = 0;
-  REQUIRE(pvec_size(v, &n) == PVEC_SUCCESS);
-  REQUIRE(pvec_ghost_size(v, &g) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_size(v, &n) == PVEC_SUCCESS);
+  REQUIRE(pvec_vector_get_ghost_size(v, &g) == PVEC_SUCCESS);
   REQUIRE(n == s.n_local);
   REQUIRE(g == s.n_ghost);
   for (size_t q = 0; q < s.cols.size(); ++q) {

@@ -33,8 +33,8 @@ program openacc_deviceptr
   end if
   call pvec_vector_create(desc, schema, vec)
   call pvec_schema_destroy(schema)
-  call pvec_size(vec, n)
-  call pvec_capacity(vec, capacity)
+  call pvec_vector_get_size(vec, n)
+  call pvec_vector_get_capacity(vec, capacity)
 
   call pvec_host_view(vec, prop, v)
   do i = 1, n

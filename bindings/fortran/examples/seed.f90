@@ -46,7 +46,7 @@ program seed
 
   ! Fill through the host views: pos(i, d+1) is coordinate d of particle i-1, and the tensor
   ! entry [a][b] is tensor(i, b+1, a+1).
-  call pvec_size(vd, n)
+  call pvec_vector_get_size(vd, n)
   call pvec_host_view(vd, PVEC_POS, pos)
   call pvec_host_view(vd, prop_scalar, scalar)
   call pvec_host_view(vd, prop_vector, vector)
@@ -69,7 +69,7 @@ program seed
   call pvec_host_view(vd, prop_scalar, scalar)
   call pvec_host_view(vd, prop_vector, vector)
   call pvec_host_view(vd, prop_tensor, tensor)
-  call pvec_capacity(vd, capacity)
+  call pvec_vector_get_capacity(vd, capacity)
 
   print '(2a)', 'First particle property 0, address: ', hex(c_loc(scalar(1)))
   print '(2a)', 'First particle property 1, address: ', hex(c_loc(vector(1, 1)))

@@ -11,7 +11,7 @@
  * with the C layout law ptr[c*stride_elems + i] and nothing else. */
 static void* element(pvec_vector_t vec, int prop, int64_t i, int64_t c, pvec_dtype* dtype) {
   pvec_layout lay = PVEC_LAYOUT_INIT;
-  if (pvec_layout_get(vec, prop, &lay) != PVEC_SUCCESS) return NULL;
+  if (pvec_vector_get_layout(vec, prop, &lay) != PVEC_SUCCESS) return NULL;
   if (i < 0 || i >= lay.capacity || c < 0 || c >= lay.ncomp) return NULL;
   *dtype = lay.dtype;
   return (char*)lay.host_ptr + (size_t)(c * lay.stride_elems + i) * lay.elem_size;

@@ -11,14 +11,14 @@
 int64_t interop_fill(pvec_vector_t vec, int prop, int vprop, double offset) {
   int64_t n = 0, capacity = 0;
   pvec_layout lay = PVEC_LAYOUT_INIT;
-  pvec_status st = pvec_size(vec, &n);
+  pvec_status st = pvec_vector_get_size(vec, &n);
   if (st != PVEC_SUCCESS) return -(int64_t)st;
-  st = pvec_capacity(vec, &capacity);
+  st = pvec_vector_get_capacity(vec, &capacity);
   if (st != PVEC_SUCCESS) return -(int64_t)st;
   double* s = (double*)pvec_host_ptr(vec, prop);
   double* v = (double*)pvec_host_ptr(vec, vprop);
   if (s == NULL || v == NULL) return -(int64_t)PVEC_ERROR_INVALID_ARGUMENT;
-  st = pvec_layout_get(vec, vprop, &lay);
+  st = pvec_vector_get_layout(vec, vprop, &lay);
   if (st != PVEC_SUCCESS) return -(int64_t)st;
   for (int64_t i = 0; i < n; ++i) {
     s[i] = offset + (double)i;
@@ -27,10 +27,11 @@ int64_t interop_fill(pvec_vector_t vec, int prop, int vprop, double offset) {
   return n;
 }
 
-/** The status pvec_size gives for this handle (a NULL or stale one is refused by C too). */
+/** The status pvec_vector_get_size gives for this handle (a NULL or stale one is refused by C too).
+ */
 int interop_size_status(pvec_vector_t vec) {
   int64_t n = 0;
-  return (int)pvec_size(vec, &n);
+  return (int)pvec_vector_get_size(vec, &n);
 }
 
 /** Creates, in C, a vector of n particles with one float64 scalar "c_made" and hands it back
@@ -50,6 +51,6 @@ int interop_create(int64_t n, pvec_vector_t* out) {
 /** Number of properties of a schema received from Fortran, or -status. */
 int interop_schema_count(pvec_schema_t schema) {
   int count = 0;
-  pvec_status st = pvec_schema_count(schema, &count);
+  pvec_status st = pvec_schema_get_count(schema, &count);
   return st == PVEC_SUCCESS ? count : -(int)st;
 }

@@ -42,7 +42,7 @@ program test_abi
              pvec_dtype_size(0) == 0, 'dtype sizes')
 
   ! ---- State before pvec_init --------------------------------------------------------------------
-  call pvec_memory_stats_get(ms, stat=st)
+  call pvec_memory_get_stats(ms, stat=st)
   call check_status(st, PVEC_SUCCESS, 'memory stats')
   call check(ms%host_bytes >= 0 .and. ms%device_bytes >= 0, 'memory stats values')
 

@@ -55,7 +55,7 @@ program test_c_interop
   ! The handle is the C pointer itself: C reads the size and writes through pvec_host_ptr.
   call check(c_associated(pvec_c_handle(vec)), 'a live vector has a non-NULL C handle')
   n = interop_fill(pvec_c_handle(vec), ps, pv, 0.5d0)
-  call check(n == 70, 'C helper saw 70 particles through pvec_size')
+  call check(n == 70, 'C helper saw 70 particles through pvec_vector_get_size')
   call pvec_host_view(vec, ps, s)
   call pvec_host_view(vec, pv, v)
   do i = 1, n
@@ -68,7 +68,7 @@ program test_c_interop
 
   ! After a reallocation the handle stays the same (only views go stale).
   h = pvec_c_handle(vec)
-  call pvec_append(vec, 200)
+  call pvec_vector_append(vec, 200)
   call check(c_associated(h, pvec_c_handle(vec)), 'the handle survives a reallocation')
   n = interop_fill(pvec_c_handle(vec), ps, pv, 1d0)
   call check(n == 270, 'C helper sees the appended particles')
@@ -86,14 +86,14 @@ program test_c_interop
   call check(interop_create(5_c_int64_t, h) == PVEC_SUCCESS, 'C created a vector')
   made = pvec_vector_from_c(h)
   call check(c_associated(pvec_c_handle(made), h), 'pvec_vector_from_c keeps the handle')
-  call pvec_size(made, n)
+  call pvec_vector_get_size(made, n)
   call check(n == 5, 'the C-made vector has 5 particles')
-  call pvec_prop_index(made, 'c_made', c)
+  call pvec_vector_get_prop_index(made, 'c_made', c)
   call check(c == 0, 'the C-made vector has its property')
   call pvec_vector_destroy(made)
   call check(.not. c_associated(pvec_c_handle(made)), 'destroyed: NULL handle')
   call check(interop_size_status(h) == PVEC_ERROR_INVALID_HANDLE, 'the old handle is stale in C')
-  call pvec_size(pvec_vector_from_c(h), n, stat=st)
+  call pvec_vector_get_size(pvec_vector_from_c(h), n, stat=st)
   call check(st == PVEC_ERROR_INVALID_HANDLE, 'a stale wrapped handle is refused')
   call check(.not. c_associated(pvec_c_handle(pvec_schema_from_c(c_null_ptr))), &
              'pvec_schema_from_c(c_null_ptr) is the NULL schema')

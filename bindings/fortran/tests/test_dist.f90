@@ -42,7 +42,7 @@ program test_dist
   ! Global ids: EVEN placement gives lower ranks the remainder, so rank r starts at r*(np/R) +
   ! min(r, mod(np, R)).
   first_id = rank * (np / nranks) + min(int(rank, c_int64_t), mod(np, int(nranks, c_int64_t)))
-  call pvec_size(vec, n)
+  call pvec_vector_get_size(vec, n)
   call pvec_host_view(vec, PVEC_POS, x)
   call pvec_host_view(vec, 0, id)
   do i = 1, n
@@ -54,25 +54,25 @@ program test_dist
 
   call pvec_map(vec, n_removed=n_removed)
   call check(n_removed == 0, 'nothing removed in a periodic box')
-  call pvec_size(vec, n)
+  call pvec_vector_get_size(vec, n)
   call pvec_host_view(vec, PVEC_POS, x)   ! map invalidates views
   call pvec_host_view(vec, 0, id)
   call MPI_Allreduce(n, total, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD, ierr)
   call MPI_Allreduce(sum(id(1:n)), idsum, 1, MPI_INTEGER8, MPI_SUM, MPI_COMM_WORLD, ierr)
   call check(total == np, 'map conserves the global count')
   call check(idsum == np * (np - 1) / 2, 'map conserves the ids')
-  call pvec_subdomain(vec, lo, hi)
+  call pvec_vector_get_subdomain(vec, lo, hi)
   do i = 1, n
     call check(all(x(i, :) >= lo) .and. all(x(i, :) < hi), 'particle inside its subdomain')
     p = x(i, :)
-    call pvec_owner_rank(vec, p, owner)
+    call pvec_vector_get_owner_rank(vec, p, owner)
     call check(owner == rank, 'owner_rank agrees with map')
   end do
 
   call pvec_ghost_get(vec)
-  call pvec_size(vec, n)
-  call pvec_ghost_size(vec, ng)
-  call pvec_ghost_width(vec, width)
+  call pvec_vector_get_size(vec, n)
+  call pvec_vector_get_ghost_size(vec, ng)
+  call pvec_vector_get_ghost_width(vec, width)
   call pvec_host_view(vec, PVEC_POS, x)
   call pvec_host_view(vec, 1, w)
   do i = n + 1, n + ng
@@ -89,7 +89,7 @@ program test_dist
   call check(wsum == gtotal, 'ghost_put(ADD) returns one unit per ghost')
 
   ! Figures of the last operation (ghost_put) are there and sane.
-  call pvec_last_op_stats(vec, ops)
+  call pvec_vector_get_op_stats(vec, ops)
   call check(ops%compute_seconds >= 0 .and. ops%exchange_seconds >= 0, 'op stats times')
   call check(ops%bytes_sent >= 0 .and. ops%bytes_received >= 0 .and. &
              ops%particles_sent >= 0 .and. ops%particles_received >= 0, 'op stats counts')

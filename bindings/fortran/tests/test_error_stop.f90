@@ -9,6 +9,6 @@ program test_error_stop
   integer(c_int64_t) :: n
   character(len=100) :: msg
   call pvec_init()
-  call pvec_size(null_vec, n, errmsg=msg)
+  call pvec_vector_get_size(null_vec, n, errmsg=msg)
   print '(a)', 'UNREACHED: the failing call returned'
 end program test_error_stop

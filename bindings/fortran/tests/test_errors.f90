@@ -27,7 +27,7 @@ program test_errors
   call check_status(st, PVEC_SUCCESS, 'second pvec_init is harmless')
 
   ! NULL handle.
-  call pvec_size(null_vec, n, stat=st)
+  call pvec_vector_get_size(null_vec, n, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_HANDLE, 'NULL vector')
   call check(len(pvec_last_error()) > 0, 'NULL handle message')
   call check(pvec_status_string(st) == 'invalid handle', 'status string')
@@ -67,18 +67,18 @@ program test_errors
   call check(len(pvec_last_error()) == 0, 'success clears the message')
 
   ! Refusals found in Fortran (an array shorter than dim) explain themselves too.
-  call pvec_boundaries(vec, bc, stat=st)
+  call pvec_vector_get_boundaries(vec, bc, stat=st)
   call check_status(st, PVEC_SUCCESS, 'bc(1) for dim 1')
-  call pvec_domain(vec, lo=empty, stat=st)
+  call pvec_vector_get_domain(vec, lo=empty, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'lo(0) for dim 1')
-  call check(index(pvec_last_error(), 'pvec_domain') > 0, 'message: '//pvec_last_error())
-  call pvec_size(vec, n)
+  call check(index(pvec_last_error(), 'pvec_vector_get_domain') > 0, 'message: '//pvec_last_error())
+  call pvec_vector_get_size(vec, n)
   call check(len(pvec_last_error()) == 0, 'next success clears a Fortran-side message')
 
   ! Stale handle.
   stale = vec
   call pvec_vector_destroy(vec)
-  call pvec_size(stale, n, stat=st)
+  call pvec_vector_get_size(stale, n, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_HANDLE, 'destroyed vector')
   call pvec_vector_destroy(stale, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_HANDLE, 'double destroy')

@@ -1,5 +1,5 @@
 !> Growth and removal from Fortran: capacity rules, the generation changing whenever views go
-!> stale, data kept in re-fetched views, 1-based indices in pvec_append and pvec_remove, and
+!> stale, data kept in re-fetched views, 1-based indices in pvec_vector_append and pvec_vector_remove, and
 !> refused calls changing nothing.
 program test_growth
   use, intrinsic :: iso_c_binding
@@ -24,15 +24,15 @@ program test_growth
   call pvec_schema_destroy(s)
 
   call fill(100_c_int64_t)
-  call pvec_generation(vec, gen0)
+  call pvec_vector_get_generation(vec, gen0)
 
   ! Append past the capacity: geometric growth, new generation, old values kept, new ones zero.
-  call pvec_append(vec, 50_c_int64_t, first)
+  call pvec_vector_append(vec, 50_c_int64_t, first)
   call check(first == 101, 'first appended particle is 101 (1-based)')
-  call pvec_size(vec, n)
-  call pvec_capacity(vec, cap)
+  call pvec_vector_get_size(vec, n)
+  call pvec_vector_get_capacity(vec, cap)
   call check(n == 150 .and. cap == 256, 'append 50 to 100/128 gives 150/256')
-  call pvec_generation(vec, gen1)
+  call pvec_vector_get_generation(vec, gen1)
   call check(gen1 /= gen0, 'reallocation changes the generation')
   call pvec_host_view(vec, 0, v)   ! re-fetch: the old pointer is stale
   call pvec_host_view(vec, 1, id)
@@ -41,61 +41,61 @@ program test_growth
   call check(all(v(101:150, :) == 0) .and. all(id(101:150) == 0), 'appended particles are zero')
 
   ! Append within the capacity: no reallocation, same generation. Default-integer sizes work.
-  call pvec_append(vec, 6, first32)
+  call pvec_vector_append(vec, 6, first32)
   call check(first32 == 151, 'first32')
-  call pvec_generation(vec, gen0)
+  call pvec_vector_get_generation(vec, gen0)
   call check(gen0 == gen1, 'append without reallocation keeps the generation')
 
   ! reserve: exact request rounded up to 64.
-  call pvec_reserve(vec, 1000)
-  call pvec_capacity(vec, cap)
+  call pvec_vector_reserve(vec, 1000)
+  call pvec_vector_get_capacity(vec, cap)
   call check(cap == 1024, 'reserve 1000 gives 1024')
-  call pvec_generation(vec, gen1)
+  call pvec_vector_get_generation(vec, gen1)
   call check(gen1 /= gen0, 'reserve reallocated')
   call pvec_host_view(vec, 0, v)
   call pvec_host_view(vec, 1, id)
   call check_values(100_c_int64_t)
 
   ! resize down, then shrink_to_fit.
-  call pvec_resize(vec, 10_c_int64_t)
-  call pvec_size(vec, n)
+  call pvec_vector_resize(vec, 10_c_int64_t)
+  call pvec_vector_get_size(vec, n)
   call check(n == 10, 'resize to 10')
-  call pvec_shrink_to_fit(vec)
-  call pvec_capacity(vec, cap)
+  call pvec_vector_shrink_to_fit(vec)
+  call pvec_vector_get_capacity(vec, cap)
   call check(cap == 64, 'shrink_to_fit to 64')
   call pvec_host_view(vec, 0, v)
   call pvec_host_view(vec, 1, id)
   call check_values(10_c_int64_t)
 
   ! remove with 1-based indices, any order; the rest keep their order.
-  call pvec_generation(vec, gen0)
-  call pvec_remove(vec, [5, 2])
-  call pvec_size(vec, n)
+  call pvec_vector_get_generation(vec, gen0)
+  call pvec_vector_remove(vec, [5, 2])
+  call pvec_vector_get_size(vec, n)
   call check(n == 8, 'removed two')
-  call pvec_generation(vec, gen1)
+  call pvec_vector_get_generation(vec, gen1)
   call check(gen1 /= gen0, 'remove reorders: new generation')
   call pvec_host_view(vec, 1, id)
   call check(all(id(1:8) == [1, 3, 4, 6, 7, 8, 9, 10]), 'order kept after remove')
-  call pvec_remove(vec, [integer(c_int64_t) ::])   ! nothing to remove
-  call pvec_size(vec, n)
+  call pvec_vector_remove(vec, [integer(c_int64_t) ::])   ! nothing to remove
+  call pvec_vector_get_size(vec, n)
   call check(n == 8, 'empty remove')
 
   ! Refusals change nothing.
-  call pvec_generation(vec, gen0)
-  call pvec_reserve(vec, -1, stat=st)
+  call pvec_vector_get_generation(vec, gen0)
+  call pvec_vector_reserve(vec, -1, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'reserve -1')
-  call pvec_resize(vec, -5_c_int64_t, stat=st)
+  call pvec_vector_resize(vec, -5_c_int64_t, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'resize -5')
-  call pvec_append(vec, -1, stat=st)
+  call pvec_vector_append(vec, -1, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'append -1')
-  call pvec_remove(vec, [0], stat=st)
+  call pvec_vector_remove(vec, [0], stat=st)
   call check_status(st, PVEC_ERROR_OUT_OF_RANGE, 'remove index 0 (1-based)')
-  call pvec_remove(vec, [9], stat=st)
+  call pvec_vector_remove(vec, [9], stat=st)
   call check_status(st, PVEC_ERROR_OUT_OF_RANGE, 'remove index 9 of 8')
-  call pvec_remove(vec, [3, 3], stat=st)
+  call pvec_vector_remove(vec, [3, 3], stat=st)
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'remove a duplicate')
-  call pvec_size(vec, n)
-  call pvec_generation(vec, gen1)
+  call pvec_vector_get_size(vec, n)
+  call pvec_vector_get_generation(vec, gen1)
   call check(n == 8 .and. gen1 == gen0, 'refused calls changed nothing')
   call check(all(id(1:8) == [1, 3, 4, 6, 7, 8, 9, 10]), 'values unchanged by refusals')
 

@@ -36,7 +36,7 @@ program test_int_kinds
   call pvec_schema_add_tensor(schema, 't84', PVEC_FLOAT64, n8, m4, p)
   call pvec_schema_add_tensor(schema, 't88', PVEC_FLOAT64, n8, m8, p)
   call check(p == 10, 'every add took its property')
-  call pvec_schema_count(schema, i4)
+  call pvec_schema_get_count(schema, i4)
   call check(i4 == 11, '11 properties')
 
   desc%dim = 2
@@ -49,65 +49,65 @@ program test_int_kinds
   call shape_is('a2', 2, 3)
 
   ! Sizes that come back, into either kind.
-  call pvec_size(vec, i4)
-  call pvec_size(vec, i8)
-  call check(i4 == 10 .and. i8 == 10, 'pvec_size into both kinds')
-  call pvec_size(vec, i4, st)
-  call check(st == PVEC_SUCCESS .and. i4 == 10, 'pvec_size default integer with stat')
-  call pvec_ghost_size(vec, i4)
-  call pvec_ghost_size(vec, i8)
-  call check(i4 == 0 .and. i8 == 0, 'pvec_ghost_size into both kinds')
-  call pvec_capacity(vec, i4)
-  call pvec_capacity(vec, i8)
-  call check(i4 == 64 .and. i8 == 64, 'pvec_capacity into both kinds')
+  call pvec_vector_get_size(vec, i4)
+  call pvec_vector_get_size(vec, i8)
+  call check(i4 == 10 .and. i8 == 10, 'pvec_vector_get_size into both kinds')
+  call pvec_vector_get_size(vec, i4, st)
+  call check(st == PVEC_SUCCESS .and. i4 == 10, 'pvec_vector_get_size default integer with stat')
+  call pvec_vector_get_ghost_size(vec, i4)
+  call pvec_vector_get_ghost_size(vec, i8)
+  call check(i4 == 0 .and. i8 == 0, 'pvec_vector_get_ghost_size into both kinds')
+  call pvec_vector_get_capacity(vec, i4)
+  call pvec_vector_get_capacity(vec, i8)
+  call check(i4 == 64 .and. i8 == 64, 'pvec_vector_get_capacity into both kinds')
 
   ! reserve / resize with either kind.
-  call pvec_reserve(vec, 100)
-  call pvec_reserve(vec, 200_c_int64_t)
-  call pvec_capacity(vec, i8)
+  call pvec_vector_reserve(vec, 100)
+  call pvec_vector_reserve(vec, 200_c_int64_t)
+  call pvec_vector_get_capacity(vec, i8)
   call check(i8 >= 200, 'reserve with both kinds')
-  call pvec_resize(vec, 12)
-  call pvec_resize(vec, 14_c_int64_t, st)
+  call pvec_vector_resize(vec, 12)
+  call pvec_vector_resize(vec, 14_c_int64_t, st)
   call check_status(st, PVEC_SUCCESS, 'resize c_int64_t with stat')
-  call pvec_size(vec, i4)
+  call pvec_vector_get_size(vec, i4)
   call check(i4 == 14, 'resize with both kinds')
 
   ! append: k of either kind, first absent or of either kind.
-  call pvec_append(vec, 1)                        ! 15
-  call pvec_append(vec, 1_c_int64_t)              ! 16
-  call pvec_append(vec, 2, f4)                    ! 17, 18
+  call pvec_vector_append(vec, 1)                        ! 15
+  call pvec_vector_append(vec, 1_c_int64_t)              ! 16
+  call pvec_vector_append(vec, 2, f4)                    ! 17, 18
   call check(f4 == 17, 'append(default, default)')
-  call pvec_append(vec, 2, f8)                    ! 19, 20
+  call pvec_vector_append(vec, 2, f8)                    ! 19, 20
   call check(f8 == 19, 'append(default, c_int64_t)')
-  call pvec_append(vec, 2_c_int64_t, f4)          ! 21, 22
+  call pvec_vector_append(vec, 2_c_int64_t, f4)          ! 21, 22
   call check(f4 == 21, 'append(c_int64_t, default)')
-  call pvec_append(vec, 2_c_int64_t, f8)          ! 23, 24
+  call pvec_vector_append(vec, 2_c_int64_t, f8)          ! 23, 24
   call check(f8 == 23, 'append(c_int64_t, c_int64_t)')
   i4 = 1; i8 = 1
-  call pvec_append(vec, i4, f8, st)               ! 25
+  call pvec_vector_append(vec, i4, f8, st)               ! 25
   call check(st == PVEC_SUCCESS .and. f8 == 25, 'append(default, c_int64_t, stat)')
-  call pvec_append(vec, i8, f4, st)               ! 26
+  call pvec_vector_append(vec, i8, f4, st)               ! 26
   call check(st == PVEC_SUCCESS .and. f4 == 26, 'append(c_int64_t, default, stat)')
-  call pvec_append(vec, i4, first=f4, stat=st)    ! 27
+  call pvec_vector_append(vec, i4, first=f4, stat=st)    ! 27
   call check(st == PVEC_SUCCESS .and. f4 == 27, 'append by keyword, default kinds')
-  call pvec_append(vec, k=i8, first=f4)           ! 28
+  call pvec_vector_append(vec, k=i8, first=f4)           ! 28
   call check(f4 == 28, 'append by keyword, mixed kinds')
-  call pvec_append(vec, i4, stat=st)              ! 29
-  call pvec_append(vec, i8, stat=st)              ! 30
-  call pvec_size(vec, n8)
+  call pvec_vector_append(vec, i4, stat=st)              ! 29
+  call pvec_vector_append(vec, i8, stat=st)              ! 30
+  call pvec_vector_get_size(vec, n8)
   call check(n8 == 30, 'append counts')
-  call pvec_append(vec, -1, f8, st)
+  call pvec_vector_append(vec, -1, f8, st)
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'append(-1) refused with a c_int64_t first')
 
   ! remove: indices of either kind.
   idx4 = [1, 2]
   idx8 = [1_c_int64_t, 2_c_int64_t]
-  call pvec_remove(vec, idx4)
-  call pvec_remove(vec, idx8)
-  call pvec_remove(vec, [1])
-  call pvec_remove(vec, [1_c_int64_t], st)
+  call pvec_vector_remove(vec, idx4)
+  call pvec_vector_remove(vec, idx8)
+  call pvec_vector_remove(vec, [1])
+  call pvec_vector_remove(vec, [1_c_int64_t], st)
   call check_status(st, PVEC_SUCCESS, 'remove c_int64_t with stat')
-  call pvec_size(vec, i4)
+  call pvec_vector_get_size(vec, i4)
   call check(i4 == 24, 'remove with both kinds')
 
   ! map's n_removed into either kind.
@@ -127,8 +127,8 @@ contains
     integer, intent(in) :: n, m
     type(pvec_layout) :: lay
     integer :: prop
-    call pvec_prop_index(vec, name, prop)
-    call pvec_layout_get(vec, prop, lay)
+    call pvec_vector_get_prop_index(vec, name, prop)
+    call pvec_vector_get_layout(vec, prop, lay)
     call check(lay%rank == 2 .and. lay%extents(1) == n .and. lay%extents(2) == m, &
                name//': shape')
   end subroutine shape_is

@@ -26,10 +26,10 @@ program test_mpi_comm
   desc%has_comm = 1
   desc%comm_f = MPI_COMM_WORLD
   call pvec_vector_create(desc, s, world_vec)
-  call pvec_comm_size(world_vec, sz)
-  call pvec_comm_rank(world_vec, r)
+  call pvec_vector_get_nranks(world_vec, sz)
+  call pvec_vector_get_rank(world_vec, r)
   call check(sz == 2 .and. r == rank, 'vector on MPI_COMM_WORLD')
-  call pvec_size(world_vec, n)
+  call pvec_vector_get_size(world_vec, n)
   call check(n == merge(51, 50, rank == 0), 'EVEN placement of 101 over 2 ranks')
 
   call MPI_Comm_split(MPI_COMM_WORLD, rank, 0, self_comm, ierr)
@@ -38,10 +38,10 @@ program test_mpi_comm
   desc%n_particles = 10
   call pvec_vector_desc_set_comm(desc, self_comm)
   call pvec_vector_create(desc, s, self_vec)
-  call pvec_comm_size(self_vec, sz)
-  call pvec_comm_rank(self_vec, r)
+  call pvec_vector_get_nranks(self_vec, sz)
+  call pvec_vector_get_rank(self_vec, r)
   call check(sz == 1 .and. r == 0, 'vector on a one-rank communicator')
-  call pvec_size(self_vec, n)
+  call pvec_vector_get_size(self_vec, n)
   call check(n == 10, 'all particles on the only rank')
 
   call pvec_vector_destroy(self_vec)

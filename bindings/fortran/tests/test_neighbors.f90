@@ -1,7 +1,7 @@
 !> Neighbour search from Fortran (pvec.h section 10): a full Verlet list of 300 particles in a
 !> periodic 3D box has, for every particle, exactly the neighbours a brute force over local and
 !> ghost rows finds (counts, and every listed row within range, none twice); the half list holds
-!> each local pair once; the cell list holds every row once; pvec_sort reports whether rows
+!> each local pair once; the cell list holds every row once; pvec_vector_sort reports whether rows
 !> moved and makes lists stale (PVEC_ERROR_STATE with the message); the rebuild check follows
 !> skin/2; a device-mirror list of the host backend equals the host one; bad input gives the
 !> documented status and message.
@@ -51,8 +51,8 @@ program test_neighbors
   end do
   call pvec_map(vec)
   call pvec_ghost_get(vec)
-  call pvec_size(vec, n)
-  call pvec_ghost_size(vec, ng)
+  call pvec_vector_get_size(vec, n)
+  call pvec_vector_get_ghost_size(vec, ng)
   call pvec_host_view(vec, PVEC_POS, x)
   call check(ng > 0, 'a periodic box has ghosts')
 
@@ -122,12 +122,12 @@ program test_neighbors
   x(1, 1) = x0
 
   ! ---- Sort makes lists stale ---------------------------------------------------------------------
-  call pvec_sort(vec, 0.1d0, moved=moved)
+  call pvec_vector_sort(vec, 0.1d0, moved=moved)
   call check(moved, 'random rows move')
-  call pvec_sort(vec, 0.1d0, moved=moved)
+  call pvec_vector_sort(vec, 0.1d0, moved=moved)
   call check(.not. moved, 'rows in cell order stay')
   msg = ''
-  call pvec_verlet_get(full, vi, stat=st, errmsg=msg)
+  call pvec_verlet_get_info(full, vi, stat=st, errmsg=msg)
   call check_status(st, PVEC_ERROR_STATE, 'stale list')
   call check(index(msg, 'stale') > 0, 'stale message: '//trim(msg))
   call pvec_cell_list_arrays(cells, co, cp, stat=st)
@@ -136,11 +136,11 @@ program test_neighbors
   call pvec_ghost_get(vec)
   call pvec_verlet_build(full)
   call pvec_cell_list_build(cells)
-  call pvec_cell_list_get(cells, ci)
+  call pvec_cell_list_get_info(cells, ci)
   call check(ci%sorted /= 0, 'a sorted vector gives a sorted cell list')
-  call pvec_sort(vec, 0.1d0, flags=PVEC_SORT_HALO_FIRST, moved=moved)
+  call pvec_vector_sort(vec, 0.1d0, flags=PVEC_SORT_HALO_FIRST, moved=moved)
   call check(moved, 'row-major rows move to the halo-first order')
-  call pvec_sort(vec, 0.1d0, flags=PVEC_SORT_HALO_FIRST, moved=moved)
+  call pvec_vector_sort(vec, 0.1d0, flags=PVEC_SORT_HALO_FIRST, moved=moved)
   call check(.not. moved, 'rows in halo-first order stay')
   call pvec_ghost_get(vec)
   call pvec_verlet_build(full)
@@ -149,7 +149,7 @@ program test_neighbors
   ! ---- A device list of the host backend is host memory: Fortran arrays, the same counts -----------
   call pvec_host_to_device(vec)
   call pvec_verlet_create(vec, rc, skin, dev, flags=PVEC_ON_DEVICE)
-  call pvec_verlet_get(dev, vi)
+  call pvec_verlet_get_info(dev, vi)
   call check(vi%on_device == 0, 'host backend: device-mirror arrays are host memory')
   call pvec_verlet_arrays(dev, hoff, hnbr)
   call pvec_verlet_arrays(full, off, nbr)
@@ -166,9 +166,9 @@ program test_neighbors
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'negative cutoff')
   call pvec_cell_list_create(vec, 0.1d0, cells, cells_per_cutoff=9, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'cells_per_cutoff 9')
-  call pvec_sort(vec, 0.0d0, stat=st)
+  call pvec_vector_sort(vec, 0.0d0, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'zero cell width')
-  call pvec_sort(vec, 0.1d0, flags=ior(PVEC_SORT_HALO_FIRST, PVEC_SORT_MORTON), stat=st)
+  call pvec_vector_sort(vec, 0.1d0, flags=ior(PVEC_SORT_HALO_FIRST, PVEC_SORT_MORTON), stat=st)
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'halo-first with Morton')
   call pvec_verlet_build(dev, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_HANDLE, 'NULL list')

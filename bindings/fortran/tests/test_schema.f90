@@ -25,7 +25,7 @@ program test_schema
   call pvec_schema_add(s, 'm', PVEC_FLOAT64, [2, 2], idx)
   call check(idx == 5, 'generic tensor')
   call pvec_schema_add(s, 'k   ', PVEC_INT32)   ! trailing blanks are not part of the name
-  call pvec_schema_count(s, n)
+  call pvec_schema_get_count(s, n)
   call check(n == 7, 'count after 7 declarations')
 
   ! Each refusal leaves the schema as it was.
@@ -51,16 +51,16 @@ program test_schema
   call pvec_schema_add(s, 'bad', PVEC_FLOAT32, [2, 2, 2], stat=st)
   call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'rank 3 (refused in Fortran)')
   call check(index(pvec_last_error(), 'rank') > 0, 'rank message: '//pvec_last_error())
-  call pvec_schema_count(s, n)
+  call pvec_schema_get_count(s, n)
   call check(n == 8, 'count unchanged by refusals')
 
   ! Destroy: the handle becomes NULL; a stale copy is detected by the library.
   dead = s
   call pvec_schema_destroy(s)
   call check(.not. c_associated(s%h), 'destroyed handle is NULL')
-  call pvec_schema_count(dead, n, stat=st)
+  call pvec_schema_get_count(dead, n, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_HANDLE, 'stale schema handle')
-  call pvec_schema_count(s, n, stat=st)
+  call pvec_schema_get_count(s, n, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_HANDLE, 'NULL schema handle')
   call pvec_schema_destroy(dead, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_HANDLE, 'double destroy')

@@ -28,13 +28,13 @@ program test_transfer
   desc%n_particles = np
   call pvec_vector_create(desc, s, vec)
   call pvec_schema_destroy(s)
-  call pvec_vector_backend(vec, backend)
+  call pvec_vector_get_backend(vec, backend)
   call check(backend == PVEC_BACKEND_HOST .or. backend == PVEC_BACKEND_CUDA, 'backend resolved')
   if (ndev == 0) call check(backend == PVEC_BACKEND_HOST, 'no device: host backend')
-  call pvec_vector_device(vec, dev)
+  call pvec_vector_get_device(vec, dev)
   if (backend == PVEC_BACKEND_HOST) call check(dev == -1, 'host backend has device -1')
   if (backend == PVEC_BACKEND_CUDA) call check(dev >= 0 .and. dev < ndev, 'device ordinal')
-  call pvec_capacity(vec, cap)
+  call pvec_vector_get_capacity(vec, cap)
 
   call pvec_host_view(vec, 0, a)
   call pvec_host_view(vec, 1, t)
@@ -80,15 +80,15 @@ program test_transfer
   end do
 
   ! Async variants on the vector's stream (NULL: default stream), then synchronize.
-  call pvec_get_stream(vec, stream)
+  call pvec_vector_get_stream(vec, stream)
   call check(.not. c_associated(stream), 'default stream is NULL')
-  call pvec_set_stream(vec, c_null_ptr)
+  call pvec_vector_set_stream(vec, c_null_ptr)
   a(1:np) = 5
   call pvec_host_to_device_async(vec, c_null_ptr, [0])
-  call pvec_synchronize(vec)
+  call pvec_vector_synchronize(vec)
   a = 0
   call pvec_device_to_host_async(vec, c_null_ptr)
-  call pvec_synchronize(vec)
+  call pvec_vector_synchronize(vec)
   call check(all(a(1:np) == 5), 'async round trip')
 
   ! Refusals.

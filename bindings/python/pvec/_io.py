@@ -13,7 +13,7 @@ __all__ = ["checkpoint", "checkpoint_info", "has_hdf5", "restart"]
 def has_hdf5():
     """Whether this libpvec was built with parallel HDF5 (checkpoints available)."""
     flag = ctypes.c_int(0)
-    call("pvec_io_has_hdf5", ctypes.byref(flag))
+    call("pvec_has_hdf5", ctypes.byref(flag))
     return bool(flag.value)
 
 
@@ -90,7 +90,7 @@ def restart(path, backend="auto", pinned=True, comm=None, ghost=None):
             desc.has_comm = 1
             desc.comm_f = _comm_handle(comm)
         handle = ctypes.c_void_p()
-        call("pvec_restart", os.fsencode(path), ctypes.byref(desc), schema, 0,
+        call("pvec_checkpoint_restart", os.fsencode(path), ctypes.byref(desc), schema, 0,
              ctypes.byref(handle))
     finally:
         call("pvec_schema_destroy", schema)

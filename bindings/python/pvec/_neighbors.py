@@ -227,7 +227,7 @@ class _List:
 
     def _device_id(self):
         dev = ctypes.c_int(-1)
-        call("pvec_vector_device", self._vector._h(), ctypes.byref(dev))
+        call("pvec_vector_get_device", self._vector._h(), ctypes.byref(dev))
         return max(dev.value, 0)
 
     def _array(self, info, field, size, dtype):
@@ -274,7 +274,7 @@ class CellList(_List):
     """
 
     _what = "cell list"
-    _get_fn, _destroy_fn, _build_fn = ("pvec_cell_list_get", "pvec_cell_list_destroy",
+    _get_fn, _destroy_fn, _build_fn = ("pvec_cell_list_get_info", "pvec_cell_list_destroy",
                                        "pvec_cell_list_build")
     _info_cls = CellListInfo
 
@@ -392,7 +392,7 @@ class VerletList(_List):
     """
 
     _what = "Verlet list"
-    _get_fn, _destroy_fn, _build_fn = ("pvec_verlet_get", "pvec_verlet_destroy",
+    _get_fn, _destroy_fn, _build_fn = ("pvec_verlet_get_info", "pvec_verlet_destroy",
                                        "pvec_verlet_build")
     _info_cls = VerletInfo
 

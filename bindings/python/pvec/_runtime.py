@@ -161,12 +161,12 @@ class MemoryStats:
 
 @api("pvec.memory_stats")
 def memory_stats():
-    """:class:`MemoryStats` (pvec_memory_stats_get): host/pinned/device bytes (live) and
+    """:class:`MemoryStats` (pvec_memory_get_stats): host/pinned/device bytes (live) and
     allocs (so far)."""
     from . import capi
 
     stats = capi.MemoryStats()
     stats.struct_size = ctypes.sizeof(capi.MemoryStats)
-    call("pvec_memory_stats_get", ctypes.byref(stats))
+    call("pvec_memory_get_stats", ctypes.byref(stats))
     return MemoryStats(**{name: getattr(stats, name) for name, _ in capi.MemoryStats._fields_
                           if name != "struct_size"})

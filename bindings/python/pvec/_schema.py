@@ -77,7 +77,7 @@ class Schema:
     # ---- queries ---------------------------------------------------------------------------
     def __len__(self):
         count = ctypes.c_int()
-        call("pvec_schema_count", self._h(), ctypes.byref(count))
+        call("pvec_schema_get_count", self._h(), ctypes.byref(count))
         return count.value
 
     @property

@@ -197,7 +197,7 @@ class Vector:
     @property
     def size(self):
         """Local (owned) particles."""
-        return self._get("pvec_size", ctypes.c_int64)
+        return self._get("pvec_vector_get_size", ctypes.c_int64)
 
     def __len__(self):
         return self.size
@@ -205,33 +205,33 @@ class Vector:
     @property
     def ghost_size(self):
         """Ghost particles, stored after the local ones."""
-        return self._get("pvec_ghost_size", ctypes.c_int64)
+        return self._get("pvec_vector_get_ghost_size", ctypes.c_int64)
 
     @property
     def capacity(self):
         """Capacity C: the component stride, in elements, of every property."""
-        return self._get("pvec_capacity", ctypes.c_int64)
+        return self._get("pvec_vector_get_capacity", ctypes.c_int64)
 
     @property
     def generation(self):
         """Incremented by every reallocation or reordering; views compare against it."""
-        return self._get("pvec_generation", ctypes.c_uint64)
+        return self._get("pvec_vector_get_generation", ctypes.c_uint64)
 
     @property
     def dim(self):
-        return self._get("pvec_dim", ctypes.c_int)
+        return self._get("pvec_vector_get_dim", ctypes.c_int)
 
     @property
     def pos_dtype(self):
         """numpy dtype of the positions."""
-        return _runtime.numpy_dtype(self._get("pvec_pos_dtype", ctypes.c_int))
+        return _runtime.numpy_dtype(self._get("pvec_vector_get_pos_dtype", ctypes.c_int))
 
     @property
     def domain(self):
         """(lo, hi) tuples of the domain box."""
         lo = (ctypes.c_double * 4)()
         hi = (ctypes.c_double * 4)()
-        call("pvec_domain", self._h(), lo, hi)
+        call("pvec_vector_get_domain", self._h(), lo, hi)
         d = self.dim
         return tuple(lo[:d]), tuple(hi[:d])
 
@@ -239,7 +239,7 @@ class Vector:
     def boundaries(self):
         """Boundary per dimension."""
         bc = (ctypes.c_int * 4)()
-        call("pvec_boundaries", self._h(), bc)
+        call("pvec_vector_get_boundaries", self._h(), bc)
         return tuple(Boundary(b) for b in bc[:self.dim])
 
     @property
@@ -249,17 +249,17 @@ class Vector:
 
     @property
     def ghost_width(self):
-        return self._get("pvec_ghost_width", ctypes.c_double)
+        return self._get("pvec_vector_get_ghost_width", ctypes.c_double)
 
     @property
     def backend(self):
         """"host" or "cuda": where the device mirror lives."""
-        return Backend(self._get("pvec_vector_backend", ctypes.c_int)).name.lower()
+        return Backend(self._get("pvec_vector_get_backend", ctypes.c_int)).name.lower()
 
     @property
     def prop_count(self):
         """Number of properties (positions not counted)."""
-        return self._get("pvec_prop_count", ctypes.c_int)
+        return self._get("pvec_vector_get_prop_count", ctypes.c_int)
 
     @property
     def properties(self):
@@ -287,16 +287,16 @@ class Vector:
 
     def _get_index(self, name):
         out = ctypes.c_int()
-        status = lib().pvec_prop_index(self._h(), name.encode("utf-8"), ctypes.byref(out))
+        status = lib().pvec_vector_get_prop_index(self._h(), name.encode("utf-8"), ctypes.byref(out))
         if status != 0:
             cls = PropertyKeyError if status == Status.INVALID_ARGUMENT else Error
-            raise cls(status, last_error(), "pvec_prop_index")
+            raise cls(status, last_error(), "pvec_vector_get_prop_index")
         return out.value
 
     def layout(self, prop):
-        """:class:`Layout` (pvec_layout_get) of a property (name or index) or "pos"."""
+        """:class:`Layout` (pvec_vector_get_layout) of a property (name or index) or "pos"."""
         raw = new_layout()
-        call("pvec_layout_get", self._h(), self.prop_index(prop), ctypes.byref(raw))
+        call("pvec_vector_get_layout", self._h(), self.prop_index(prop), ctypes.byref(raw))
         rank = raw.rank
         extents = tuple(raw.extents)
         shape = extents[:rank] if raw.prop != POS else (raw.ncomp,)
@@ -318,8 +318,8 @@ class Vector:
         ptr = getattr(lib(), function)(self._h(), index)
         if not ptr:
             message = last_error()
-            # The getter reports NULL only; pvec_layout_get gives the status of the same fault.
-            status = lib().pvec_layout_get(self._h(), index, ctypes.byref(new_layout()))
+            # The getter reports NULL only; pvec_vector_get_layout gives the status of the same fault.
+            status = lib().pvec_vector_get_layout(self._h(), index, ctypes.byref(new_layout()))
             raise error(status or Status.INTERNAL, message, function)
         return ptr
 
@@ -370,7 +370,7 @@ class Vector:
         except UnicodeEncodeError:
             return False
         out = ctypes.c_int()
-        return lib().pvec_prop_index(self._h(), name, ctypes.byref(out)) == 0
+        return lib().pvec_vector_get_prop_index(self._h(), name, ctypes.byref(out)) == 0
 
     def keys(self):
         """"pos", then the property names in index order: what iteration gives."""
@@ -397,27 +397,27 @@ class Vector:
     # ---- number of particles ----------------------------------------------------------------
     def reserve(self, n):
         """Make the capacity >= n (exactly n rounded up to 64 when it grows)."""
-        call("pvec_reserve", self._h(), int(n))
+        call("pvec_vector_reserve", self._h(), int(n))
 
     def resize(self, n):
         """Set the local size to n; new particles are zero on both mirrors."""
-        call("pvec_resize", self._h(), int(n))
+        call("pvec_vector_resize", self._h(), int(n))
 
     def append(self, k=1):
         """Append k zero particles (capacity grows geometrically). Returns the first index."""
         first = ctypes.c_int64()
-        call("pvec_append", self._h(), int(k), ctypes.byref(first))
+        call("pvec_vector_append", self._h(), int(k), ctypes.byref(first))
         return first.value
 
     def remove(self, indices):
         """Remove the local particles listed (any order); the others keep their order."""
         idx = np.ascontiguousarray(np.asarray(indices, dtype=np.int64).ravel())
-        call("pvec_remove", self._h(), idx.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
+        call("pvec_vector_remove", self._h(), idx.ctypes.data_as(ctypes.POINTER(ctypes.c_int64)),
              idx.size)
 
     def shrink_to_fit(self):
         """Reduce the capacity to the local size rounded up to 64."""
-        call("pvec_shrink_to_fit", self._h())
+        call("pvec_vector_shrink_to_fit", self._h())
 
     # ---- transfers --------------------------------------------------------------------------
     def _props(self, props):
@@ -436,11 +436,11 @@ class Vector:
         ghost exchange, blocking transfers). Set it with an int or a CuPy/PyTorch/Numba
         stream object (``vec.stream = cupy.cuda.Stream()``); keep that object alive while
         the vector uses it. Device views export it as their CAI/DLPack stream."""
-        return self._get("pvec_get_stream", ctypes.c_void_p) or 0
+        return self._get("pvec_vector_get_stream", ctypes.c_void_p) or 0
 
     @stream.setter
     def stream(self, stream):
-        call("pvec_set_stream", self._h(), _cuda.stream_handle(stream))
+        call("pvec_vector_set_stream", self._h(), _cuda.stream_handle(stream))
 
     def host_to_device(self, props=None, stream=None):
         """Copy properties (names/indices/"pos"; None: all and the positions) from host to
@@ -463,22 +463,22 @@ class Vector:
 
     def synchronize(self):
         """Wait until pvec's work on the vector's stream is done."""
-        call("pvec_synchronize", self._h())
+        call("pvec_vector_synchronize", self._h())
 
     # ---- distribution -----------------------------------------------------------------------
     @property
     def comm_rank(self):
-        return self._get("pvec_comm_rank", ctypes.c_int)
+        return self._get("pvec_vector_get_rank", ctypes.c_int)
 
     @property
     def comm_size(self):
-        return self._get("pvec_comm_size", ctypes.c_int)
+        return self._get("pvec_vector_get_nranks", ctypes.c_int)
 
     def subdomain(self):
         """(lo, hi) of the box this rank owns."""
         lo = (ctypes.c_double * 4)()
         hi = (ctypes.c_double * 4)()
-        call("pvec_subdomain", self._h(), lo, hi)
+        call("pvec_vector_get_subdomain", self._h(), lo, hi)
         d = self.dim
         return tuple(lo[:d]), tuple(hi[:d])
 
@@ -486,7 +486,7 @@ class Vector:
         """Rank owning point x (dim coordinates)."""
         pt = (ctypes.c_double * 4)(*[float(v) for v in x])
         out = ctypes.c_int()
-        call("pvec_owner_rank", self._h(), pt, ctypes.byref(out))
+        call("pvec_vector_get_owner_rank", self._h(), pt, ctypes.byref(out))
         return out.value
 
     def map(self, on_device=False, remove_outside=False, flags=None):
@@ -570,11 +570,11 @@ class Vector:
         if on_device:
             f |= int(Flags.ON_DEVICE)
         moved = ctypes.c_int()
-        call("pvec_sort", self._h(), float(cell_width), int(f), ctypes.byref(moved))
+        call("pvec_vector_sort", self._h(), float(cell_width), int(f), ctypes.byref(moved))
         return bool(moved.value)
 
     def last_op_stats(self):
-        """:class:`OpStats` (pvec_last_op_stats) of the last map, ghost_get or ghost_put on
+        """:class:`OpStats` (pvec_vector_get_op_stats) of the last map, ghost_get or ghost_put on
         this vector: compute_seconds and exchange_seconds (wall time), bytes_sent/received,
         particles_sent/received, particles_self (own periodic images, in no message) and
         transport (a pvec.Transport); zeros before the first."""
@@ -582,7 +582,7 @@ class Vector:
 
         stats = capi.OpStats()
         stats.struct_size = ctypes.sizeof(capi.OpStats)
-        call("pvec_last_op_stats", self._h(), ctypes.byref(stats))
+        call("pvec_vector_get_op_stats", self._h(), ctypes.byref(stats))
         values = {name: getattr(stats, name) for name, _ in capi.OpStats._fields_
                   if name != "struct_size"}
         values["transport"] = Transport(values["transport"])
@@ -604,7 +604,7 @@ class Vector:
         touched); rank_array=True adds an Int32 point array "rank". Collective."""
         flags = (int(Flags.ON_DEVICE) if device else 0) | \
             (capi.VTK_RANK_ARRAY if rank_array else 0)
-        call("pvec_write_vtk", self._h(), os.fsencode(prefix), int(step), float(time), flags)
+        call("pvec_vtk_write", self._h(), os.fsencode(prefix), int(step), float(time), flags)
 
     def checkpoint(self, path, step=0, time=0.0, metadata=None, device=False):
         """Write an HDF5 checkpoint at path (see :func:`pvec.checkpoint`). Collective."""

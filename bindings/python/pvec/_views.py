@@ -18,7 +18,7 @@ from .capi import POS, StaleViewError, api_class, call, lib
 
 
 class _Retention:
-    """One pvec_retain: keeps the buffer of one mirror of one property allocated (its
+    """One pvec_vector_retain: keeps the buffer of one mirror of one property allocated (its
     values as they were, once the vector reallocates or is destroyed) until collected. Held
     by a view from its first export on, so every NumPy array and DLPack tensor made from the
     view (which keep the view alive) can outlive the vector, a `with` block, pvec.finalize()
@@ -29,13 +29,13 @@ class _Retention:
     def __init__(self, vector, prop, device_mirror):
         self._handle = None
         handle = ctypes.c_void_p()
-        call("pvec_retain", vector._h(), prop, 1 if device_mirror else 0, ctypes.byref(handle))
+        call("pvec_vector_retain", vector._h(), prop, 1 if device_mirror else 0, ctypes.byref(handle))
         self._handle = handle.value
 
     def release(self):
         handle, self._handle = self._handle, None
         if handle:
-            lib().pvec_release(handle)  # allowed at any time, also after pvec_finalize
+            lib().pvec_retention_release(handle)  # allowed at any time, also after pvec_finalize
 
     def __del__(self):
         try:
@@ -248,7 +248,7 @@ class PropertyView:
             return 0
         if self._device_id is None:
             dev = ctypes.c_int(-1)
-            call("pvec_vector_device", self._vector._h(), ctypes.byref(dev))
+            call("pvec_vector_get_device", self._vector._h(), ctypes.byref(dev))
             self._device_id = dev.value if dev.value >= 0 else 0
         return self._device_id
 

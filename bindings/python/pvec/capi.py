@@ -37,10 +37,10 @@ POS = -1
 # PVEC_NO_PROPS, the C sentinel for an empty property list (its address value); the Python
 # API takes an empty list instead.
 NO_PROPS = -1
-# Flag of pvec_write_vtk (section 9): an Int32 point array "rank".
+# Flag of pvec_vtk_write (section 9): an Int32 point array "rank".
 VTK_RANK_ARRAY = 1 << 4
 # Sizes of the first and second layouts of pvec_op_stats (the smallest struct_size that
-# pvec_last_op_stats accepts; the size without transport).
+# pvec_vector_get_op_stats accepts; the size without transport).
 OP_STATS_SIZE_V1 = ctypes.sizeof(ctypes.c_size_t) + 2 * 8 + 4 * 8
 OP_STATS_SIZE_V2 = OP_STATS_SIZE_V1 + 8
 
@@ -220,7 +220,7 @@ class OpStats(ctypes.Structure):
 
 
 class CellListInfo(ctypes.Structure):
-    """pvec_cell_list_info: a cell list's geometry and arrays (pvec_cell_list_get)."""
+    """pvec_cell_list_info: a cell list's geometry and arrays (pvec_cell_list_get_info)."""
 
     _fields_ = [
         ("struct_size", ctypes.c_size_t),
@@ -243,7 +243,7 @@ class CellListInfo(ctypes.Structure):
 
 
 class VerletInfo(ctypes.Structure):
-    """pvec_verlet_info: a Verlet list's CSR arrays (pvec_verlet_get)."""
+    """pvec_verlet_info: a Verlet list's CSR arrays (pvec_verlet_get_info)."""
 
     _fields_ = [
         ("struct_size", ctypes.c_size_t),
@@ -298,77 +298,77 @@ PROTOTYPES = {
                                      _c_int_p]),
     "pvec_schema_add_tensor": (_st, [_handle, ctypes.c_char_p, ctypes.c_int, ctypes.c_int64,
                                      ctypes.c_int64, _c_int_p]),
-    "pvec_schema_count": (_st, [_handle, _c_int_p]),
+    "pvec_schema_get_count": (_st, [_handle, _c_int_p]),
     # 4. vectors
     "pvec_vector_desc_init": (_st, [ctypes.POINTER(VectorDesc)]),
     "pvec_vector_create": (_st, [ctypes.POINTER(VectorDesc), _handle, _handle_p]),
     "pvec_vector_destroy": (_st, [_handle]),
-    "pvec_size": (_st, [_handle, _c_i64_p]),
-    "pvec_ghost_size": (_st, [_handle, _c_i64_p]),
-    "pvec_capacity": (_st, [_handle, _c_i64_p]),
-    "pvec_dim": (_st, [_handle, _c_int_p]),
-    "pvec_pos_dtype": (_st, [_handle, _c_int_p]),
-    "pvec_domain": (_st, [_handle, _c_dbl_p, _c_dbl_p]),
-    "pvec_boundaries": (_st, [_handle, _c_int_p]),
-    "pvec_ghost_width": (_st, [_handle, _c_dbl_p]),
-    "pvec_prop_count": (_st, [_handle, _c_int_p]),
-    "pvec_prop_index": (_st, [_handle, ctypes.c_char_p, _c_int_p]),
-    "pvec_vector_backend": (_st, [_handle, _c_int_p]),
-    "pvec_generation": (_st, [_handle, ctypes.POINTER(ctypes.c_uint64)]),
-    "pvec_vector_device": (_st, [_handle, ctypes.POINTER(ctypes.c_int)]),
-    "pvec_reserve": (_st, [_handle, ctypes.c_int64]),
-    "pvec_resize": (_st, [_handle, ctypes.c_int64]),
-    "pvec_append": (_st, [_handle, ctypes.c_int64, _c_i64_p]),
-    "pvec_remove": (_st, [_handle, _c_i64_p, ctypes.c_int64]),
-    "pvec_shrink_to_fit": (_st, [_handle]),
+    "pvec_vector_get_size": (_st, [_handle, _c_i64_p]),
+    "pvec_vector_get_ghost_size": (_st, [_handle, _c_i64_p]),
+    "pvec_vector_get_capacity": (_st, [_handle, _c_i64_p]),
+    "pvec_vector_get_dim": (_st, [_handle, _c_int_p]),
+    "pvec_vector_get_pos_dtype": (_st, [_handle, _c_int_p]),
+    "pvec_vector_get_domain": (_st, [_handle, _c_dbl_p, _c_dbl_p]),
+    "pvec_vector_get_boundaries": (_st, [_handle, _c_int_p]),
+    "pvec_vector_get_ghost_width": (_st, [_handle, _c_dbl_p]),
+    "pvec_vector_get_prop_count": (_st, [_handle, _c_int_p]),
+    "pvec_vector_get_prop_index": (_st, [_handle, ctypes.c_char_p, _c_int_p]),
+    "pvec_vector_get_backend": (_st, [_handle, _c_int_p]),
+    "pvec_vector_get_generation": (_st, [_handle, ctypes.POINTER(ctypes.c_uint64)]),
+    "pvec_vector_get_device": (_st, [_handle, ctypes.POINTER(ctypes.c_int)]),
+    "pvec_vector_reserve": (_st, [_handle, ctypes.c_int64]),
+    "pvec_vector_resize": (_st, [_handle, ctypes.c_int64]),
+    "pvec_vector_append": (_st, [_handle, ctypes.c_int64, _c_i64_p]),
+    "pvec_vector_remove": (_st, [_handle, _c_i64_p, ctypes.c_int64]),
+    "pvec_vector_shrink_to_fit": (_st, [_handle]),
     # 5. layout and raw pointers
-    "pvec_layout_get": (_st, [_handle, ctypes.c_int, ctypes.POINTER(Layout)]),
-    "pvec_layouts_get": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.POINTER(Layout), ctypes.c_int]),
+    "pvec_vector_get_layout": (_st, [_handle, ctypes.c_int, ctypes.POINTER(Layout)]),
+    "pvec_vector_get_layouts": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.POINTER(Layout), ctypes.c_int]),
     "pvec_host_ptr": (ctypes.c_void_p, [_handle, ctypes.c_int]),
     "pvec_device_ptr": (ctypes.c_void_p, [_handle, ctypes.c_int]),
-    "pvec_retain": (_st, [_handle, ctypes.c_int, ctypes.c_int, _handle_p]),
-    "pvec_release": (_st, [_handle]),
+    "pvec_vector_retain": (_st, [_handle, ctypes.c_int, ctypes.c_int, _handle_p]),
+    "pvec_retention_release": (_st, [_handle]),
     # 6. transfers
-    "pvec_set_stream": (_st, [_handle, _stream]),
-    "pvec_get_stream": (_st, [_handle, ctypes.POINTER(_stream)]),
+    "pvec_vector_set_stream": (_st, [_handle, _stream]),
+    "pvec_vector_get_stream": (_st, [_handle, ctypes.POINTER(_stream)]),
     "pvec_host_to_device": (_st, [_handle, _c_int_p, ctypes.c_int]),
     "pvec_device_to_host": (_st, [_handle, _c_int_p, ctypes.c_int]),
     "pvec_host_to_device_async": (_st, [_handle, _c_int_p, ctypes.c_int, _stream]),
     "pvec_device_to_host_async": (_st, [_handle, _c_int_p, ctypes.c_int, _stream]),
-    "pvec_synchronize": (_st, [_handle]),
+    "pvec_vector_synchronize": (_st, [_handle]),
     # 7. distribution
-    "pvec_comm_rank": (_st, [_handle, _c_int_p]),
-    "pvec_comm_size": (_st, [_handle, _c_int_p]),
-    "pvec_subdomain": (_st, [_handle, _c_dbl_p, _c_dbl_p]),
-    "pvec_owner_rank": (_st, [_handle, _c_dbl_p, _c_int_p]),
+    "pvec_vector_get_rank": (_st, [_handle, _c_int_p]),
+    "pvec_vector_get_nranks": (_st, [_handle, _c_int_p]),
+    "pvec_vector_get_subdomain": (_st, [_handle, _c_dbl_p, _c_dbl_p]),
+    "pvec_vector_get_owner_rank": (_st, [_handle, _c_dbl_p, _c_int_p]),
     "pvec_map": (_st, [_handle, ctypes.c_uint, _c_i64_p]),
     "pvec_ghost_get": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.c_uint]),
     "pvec_ghost_put": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.c_int, ctypes.c_uint]),
     # 8. diagnostics
-    "pvec_memory_stats_get": (_st, [ctypes.POINTER(MemoryStats)]),
-    "pvec_last_op_stats": (_st, [_handle, ctypes.POINTER(OpStats)]),
+    "pvec_memory_get_stats": (_st, [ctypes.POINTER(MemoryStats)]),
+    "pvec_vector_get_op_stats": (_st, [_handle, ctypes.POINTER(OpStats)]),
     # 9. output and restart
-    "pvec_io_has_hdf5": (_st, [_c_int_p]),
-    "pvec_write_vtk": (_st, [_handle, ctypes.c_char_p, ctypes.c_int64, ctypes.c_double,
+    "pvec_has_hdf5": (_st, [_c_int_p]),
+    "pvec_vtk_write": (_st, [_handle, ctypes.c_char_p, ctypes.c_int64, ctypes.c_double,
                              ctypes.c_uint]),
     "pvec_checkpoint_write": (_st, [_handle, ctypes.c_char_p, ctypes.c_int64, ctypes.c_double,
                                     ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                     ctypes.POINTER(ctypes.c_char_p), _c_dbl_p, ctypes.c_uint]),
     "pvec_checkpoint_describe": (_st, [ctypes.c_char_p, ctypes.POINTER(VectorDesc), _handle_p,
                                        _c_i64_p, _c_dbl_p]),
-    "pvec_restart": (_st, [ctypes.c_char_p, ctypes.POINTER(VectorDesc), _handle, ctypes.c_uint,
+    "pvec_checkpoint_restart": (_st, [ctypes.c_char_p, ctypes.POINTER(VectorDesc), _handle, ctypes.c_uint,
                            _handle_p]),
     # 10. neighbour search (pvec_cell_list_t, pvec_verlet_t: opaque handles)
     "pvec_cell_list_create": (_st, [_handle, ctypes.c_double, ctypes.c_int, ctypes.c_uint,
                                     _handle_p]),
     "pvec_cell_list_build": (_st, [_handle]),
-    "pvec_cell_list_get": (_st, [_handle, ctypes.POINTER(CellListInfo)]),
+    "pvec_cell_list_get_info": (_st, [_handle, ctypes.POINTER(CellListInfo)]),
     "pvec_cell_list_destroy": (_st, [_handle]),
-    "pvec_sort": (_st, [_handle, ctypes.c_double, ctypes.c_uint, _c_int_p]),
+    "pvec_vector_sort": (_st, [_handle, ctypes.c_double, ctypes.c_uint, _c_int_p]),
     "pvec_verlet_create": (_st, [_handle, ctypes.c_double, ctypes.c_double, ctypes.c_int,
                                  ctypes.c_uint, _handle_p]),
     "pvec_verlet_build": (_st, [_handle]),
-    "pvec_verlet_get": (_st, [_handle, ctypes.POINTER(VerletInfo)]),
+    "pvec_verlet_get_info": (_st, [_handle, ctypes.POINTER(VerletInfo)]),
     "pvec_verlet_check": (_st, [_handle, _c_int_p]),
     "pvec_verlet_destroy": (_st, [_handle]),
 }
@@ -654,7 +654,7 @@ def vector_desc():
 
 
 def new_layout():
-    """A Layout with struct_size set, ready for pvec_layout_get."""
+    """A Layout with struct_size set, ready for pvec_vector_get_layout."""
     out = Layout()
     out.struct_size = ctypes.sizeof(Layout)
     return out

@@ -296,10 +296,10 @@ def test_vector_is_released_when_unreferenced():
 def test_raw_capi_calls_work_on_handles(seed_vec):
     api = capi.lib()
     n = ctypes.c_int64()
-    capi.check(api.pvec_size(seed_vec.handle, ctypes.byref(n)), "pvec_size")
+    capi.check(api.pvec_vector_get_size(seed_vec.handle, ctypes.byref(n)), "pvec_vector_get_size")
     assert n.value == 100
     with pytest.raises(pvec.Error) as e:
-        capi.check(api.pvec_size(None, ctypes.byref(n)), "pvec_size")
+        capi.check(api.pvec_vector_get_size(None, ctypes.byref(n)), "pvec_vector_get_size")
     assert e.value.status == pvec.Status.INVALID_HANDLE
     desc = capi.vector_desc()
     assert desc.struct_size == ctypes.sizeof(capi.VectorDesc)

@@ -67,16 +67,16 @@ def test_errors_name_the_python_method_and_keep_the_c_detail(seed_vec):
     with pytest.raises(pvec.Error) as e:
         seed_vec.host(7)
     assert e.value.function == "Vector.host"
-    assert e.value.c_function == "pvec_layout_get"
-    assert str(e.value).startswith("Vector.host: pvec_layout_get: property 7 out of range")
+    assert e.value.c_function == "pvec_vector_get_layout"
+    assert str(e.value).startswith("Vector.host: pvec_vector_get_layout: property 7 out of range")
     assert "PVEC_POS" not in str(e.value) and "'pos'" in str(e.value)
     with pytest.raises(pvec.Error) as e:
         seed_vec.layout(5)
     assert e.value.function == "Vector.layout"
     with pytest.raises(pvec.Error) as e:
         seed_vec.reserve(-1)
-    assert (e.value.function, e.value.c_function) == ("Vector.reserve", "pvec_reserve")
-    assert e.value.message.startswith("Vector.reserve: pvec_reserve: ")
+    assert (e.value.function, e.value.c_function) == ("Vector.reserve", "pvec_vector_reserve")
+    assert e.value.message.startswith("Vector.reserve: pvec_vector_reserve: ")
     with pytest.raises(pvec.Error) as e:
         seed_vec.host_ptr(9)
     assert e.value.function == "Vector.host_ptr"

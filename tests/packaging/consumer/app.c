@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   if (pvec_schema_create(&schema) == PVEC_SUCCESS &&
       pvec_schema_add_vector(schema, "velocity", PVEC_FLOAT32, 3, NULL) == PVEC_SUCCESS &&
       pvec_vector_create(&desc, schema, &vec) == PVEC_SUCCESS &&
-      pvec_capacity(vec, &capacity) == PVEC_SUCCESS) {
+      pvec_vector_get_capacity(vec, &capacity) == PVEC_SUCCESS) {
     printf("pvec %s: capacity %lld\n", pvec_version_string(), (long long)capacity);
     rc = 0;
   } else {

@@ -20,13 +20,13 @@ static int kernel_part(pvec_vector_t vec, int prop) {
     printf("kernel: skipped (no CUDA device)\n");
     return 2;
   }
-  if (pvec_vector_backend(vec, (pvec_backend*)&backend) != PVEC_SUCCESS ||
+  if (pvec_vector_get_backend(vec, (pvec_backend*)&backend) != PVEC_SUCCESS ||
       backend != PVEC_BACKEND_CUDA) {
     printf("kernel: skipped (pvec uses its host backend)\n");
     return 2;
   }
   int64_t n = 0;
-  pvec_size(vec, &n);
+  pvec_vector_get_size(vec, &n);
   float* host = (float*)pvec_host_ptr(vec, prop);
   for (int64_t i = 0; i < n; ++i) host[i] = (float)i;
   if (pvec_host_to_device(vec, &prop, 1) != PVEC_SUCCESS) return 1;
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   if (pvec_schema_create(&schema) == PVEC_SUCCESS &&
       pvec_schema_add_scalar(schema, "mass", PVEC_FLOAT32, &prop) == PVEC_SUCCESS &&
       pvec_vector_create(&desc, schema, &vec) == PVEC_SUCCESS &&
-      pvec_capacity(vec, &capacity) == PVEC_SUCCESS) {
+      pvec_vector_get_capacity(vec, &capacity) == PVEC_SUCCESS) {
     printf("pvec %s (nvcc): capacity %lld\n", pvec_version_string(), (long long)capacity);
     rc = kernel_part(vec, prop) == 1 ? 1 : 0;
   } else {

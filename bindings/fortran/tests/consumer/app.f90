@@ -17,7 +17,7 @@ program app
   call pvec_schema_add_vector(s, 'v', PVEC_FLOAT64, 3, prop)
   desc%n_particles = 100
   call pvec_vector_create(desc, s, vec)
-  call pvec_capacity(vec, cap)
+  call pvec_vector_get_capacity(vec, cap)
   call pvec_host_view(vec, prop, v)
   v(100, 3) = 1.5d0
   if (cap /= 128 .or. size(v, 1) /= 128 .or. size(v, 2) /= 3) error stop 'consumer: bad shape'
