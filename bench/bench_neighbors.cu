@@ -113,21 +113,6 @@ void launch_group_u2(int64_t n, const double* pos, int64_t cap, pvec::verlet_vie
 }
 #endif
 
-// Runs f with environment variable `name` set to `value` (pvec's diagnostic switches), then
-// restores it.
-template <class F>
-auto with_env(const char* name, const char* value, F&& f) {
-  const char* old = std::getenv(name);
-  const std::string saved = old != nullptr ? old : "";
-  setenv(name, value, 1);
-  auto r = f();
-  if (old != nullptr)
-    setenv(name, saved.c_str(), 1);
-  else
-    unsetenv(name);
-  return r;
-}
-
 #if defined(__CUDACC__)
 template <class F>
 __global__ void run_kernel(int64_t n, F f) {
@@ -273,57 +258,20 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
            note("box %s, %lld cells, byte model %.2f GB, %.2f of roofline", box,
                 static_cast<long long>(ci.ncells), model / 1e9, roof),
            Json("neighbors").str("box", box).num("roof", roof).num("model_bytes", model));
-    if (g_device) {  // the atomic counting sort the radix sort replaced, same arrays
-      const double t_at = with_env("PVEC_BUCKET_SORT", "atomic", [&] {
-        return timed(reps, [&] { BENCH_PVEC(pvec_cell_list_build(cl)); });
-      });
-      report("cell_list_atomic", order, n, t_at * 1e3,
-             note("box %s, PVEC_BUCKET_SORT=atomic: %.2fx the default's time", box, t_at / t_cl),
-             Json("neighbors").str("box", box).num("vs_default", t_at / t_cl));
-      // CUB's passes over every key bit, which the tiled sort (the default) replaces the last
-      // pass and the offsets pass of.
-      const double t_rx = with_env("PVEC_BUCKET_SORT", "radix", [&] {
-        return timed(reps, [&] { BENCH_PVEC(pvec_cell_list_build(cl)); });
-      });
-      report("cell_list_radix", order, n, t_rx * 1e3,
-             note("box %s, PVEC_BUCKET_SORT=radix: %.2fx the default's time", box, t_rx / t_cl),
-             Json("neighbors").str("box", box).num("vs_default", t_rx / t_cl));
-    }
     BENCH_PVEC(pvec_cell_list_destroy(cl));
     if (g_cells_only) continue;
 
-    // Verlet lists: full (span 1 and 2) and half.
+    // Verlet lists: full and half, one cell per cutoff.
     pvec_verlet_t full = nullptr;
-    for (int span : {1, 2}) {
-      pvec_verlet_t l = nullptr;
-      BENCH_PVEC(pvec_verlet_create(v, cutoff, 0.0, span, dev, &l));
-      const double t = timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(l)); });
-      pvec_verlet_info vi = PVEC_VERLET_INFO_INIT;
-      BENCH_PVEC(pvec_verlet_get_info(l, &vi));
-      report(span == 1 ? "verlet_full" : "verlet_full_span2", order, n, t * 1e3,
+    BENCH_PVEC(pvec_verlet_create(v, cutoff, 0.0, 1, dev, &full));
+    const double t_full = timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(full)); });
+    {
+      pvec_verlet_info fi = PVEC_VERLET_INFO_INIT;
+      BENCH_PVEC(pvec_verlet_get_info(full, &fi));
+      report("verlet_full", order, n, t_full * 1e3,
              note("box %s, %.1f neighbours/particle, %lld ghosts", box,
-                  static_cast<double>(vi.n_pairs) / n, static_cast<long long>(n_ghost)),
-             Json("neighbors").str("box", box).num("pairs", static_cast<double>(vi.n_pairs)));
-      if (g_device && span == 1) {  // the per-particle pass, and two passes, same arrays
-        const double tp = with_env("PVEC_VERLET_PASS", "particle", [&] {
-          return timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(l)); });
-        });
-        report("verlet_full_particle", order, n, tp * 1e3,
-               note("box %s, PVEC_VERLET_PASS=particle: %.2fx the default's time", box, tp / t),
-               Json("neighbors").str("box", box).num("vs_default", tp / t));
-        const double t2 = with_env("PVEC_VERLET_PASS", "two", [&] {
-          return timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(l)); });
-        });
-        report("verlet_full_two", order, n, t2 * 1e3,
-               note("box %s, PVEC_VERLET_PASS=two (count + fill, as a first build): %.2fx the "
-                    "default's time",
-                    box, t2 / t),
-               Json("neighbors").str("box", box).num("vs_default", t2 / t));
-      }
-      if (span == 1)
-        full = l;
-      else
-        BENCH_PVEC(pvec_verlet_destroy(l));
+                  static_cast<double>(fi.n_pairs) / n, static_cast<long long>(n_ghost)),
+             Json("neighbors").str("box", box).num("pairs", static_cast<double>(fi.n_pairs)));
     }
     pvec_verlet_t half = nullptr;
     BENCH_PVEC(pvec_verlet_create(v, cutoff, 0.0, 1, dev | PVEC_VERLET_HALF, &half));
@@ -333,22 +281,6 @@ void neighbour_suite(int64_t n, bool periodic, int reps, double bw) {
     report("verlet_half", order, n, t_half * 1e3,
            note("box %s, %.1f pairs/particle", box, static_cast<double>(hi.n_pairs) / n),
            Json("neighbors").str("box", box).num("pairs", static_cast<double>(hi.n_pairs)));
-    if (g_device) {
-      const double tp = with_env("PVEC_VERLET_PASS", "particle", [&] {
-        return timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(half)); });
-      });
-      report("verlet_half_particle", order, n, tp * 1e3,
-             note("box %s, PVEC_VERLET_PASS=particle: %.2fx the default's time", box, tp / t_half),
-             Json("neighbors").str("box", box).num("vs_default", tp / t_half));
-      const double t2 = with_env("PVEC_VERLET_PASS", "two", [&] {
-        return timed(reps, [&] { BENCH_PVEC(pvec_verlet_build(half)); });
-      });
-      report("verlet_half_two", order, n, t2 * 1e3,
-             note("box %s, PVEC_VERLET_PASS=two (count + fill, as a first build): %.2fx the "
-                  "default's time",
-                  box, t2 / t_half),
-             Json("neighbors").str("box", box).num("vs_default", t2 / t_half));
-    }
     BENCH_PVEC(pvec_verlet_destroy(half));
 
     // The user's force kernel over pvec's full list, and over the hand-built list.
@@ -476,7 +408,7 @@ void sort_suite(int64_t n, int reps, double bw) {
       BENCH_PVEC(pvec_vector_get_layout(v, PVEC_POS, &L));
       return L;
     };
-    std::vector<double> t_rand, t_step, t_radix;
+    std::vector<double> t_rand, t_step;
     for (int r = 0; r < reps + 1; ++r) {
       pvec_layout L = pos_of();
       launch(n, FillUniform<float>{static_cast<float*>(L.device_ptr), L.capacity, n, edge,
@@ -491,17 +423,6 @@ void sort_suite(int64_t n, int reps, double bw) {
       t0 = now_seconds();
       BENCH_PVEC(pvec_vector_sort(v, width, fl, &moved));
       if (r > 0) t_step.push_back(now_seconds() - t0);
-      if (g_device) {  // the same step sorted by CUB's passes over the whole key
-        L = pos_of();
-        launch(n, Jiggle<float>{static_cast<float*>(L.device_ptr), L.capacity, 0.05 * width, edge,
-                                static_cast<uint64_t>(300 + r)});
-        t0 = now_seconds();
-        with_env("PVEC_BUCKET_SORT", "radix", [&] {
-          BENCH_PVEC(pvec_vector_sort(v, width, fl, &moved));
-          return 0;
-        });
-        if (r > 0) t_radix.push_back(now_seconds() - t0);
-      }
     }
     const char* name = morton ? "sort_morton" : "sort_rowmajor";
     const double tr = median(t_rand), ts = median(t_step);
@@ -512,13 +433,6 @@ void sort_suite(int64_t n, int reps, double bw) {
     report(name, "step", n, ts * 1e3,
            note("after moving every particle up to 5%% of a cell: %.2fx the copy", ts / copy_s),
            Json("neighbors").num("x_copy", ts / copy_s).num("copy_ms", copy_s * 1e3));
-    if (!t_radix.empty()) {
-      const double t3 = median(t_radix);
-      report(morton ? "sort_morton_radix" : "sort_rowmajor_radix", "step", n, t3 * 1e3,
-             note("PVEC_BUCKET_SORT=radix: %.2fx the copy, %.2fx the default's time", t3 / copy_s,
-                  t3 / ts),
-             Json("neighbors").num("x_copy", t3 / copy_s).num("vs_default", t3 / ts));
-    }
   }
   BENCH_PVEC(pvec_vector_destroy(v));
 }

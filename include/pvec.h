@@ -33,10 +33,11 @@
  * Local particles are [0, n_local); ghosts follow at [n_local, n_local + n_ghost).
  *
  * Pointer lifetime: a pointer or layout returned by pvec stays valid until the next call
- * on the same vector that may reallocate or reorder: pvec_vector_reserve, pvec_vector_resize,
- * pvec_vector_append, pvec_vector_remove, pvec_vector_shrink_to_fit, pvec_map, pvec_ghost_get and
- * pvec_vector_destroy. Each reallocation increments the vector's generation counter
- * (pvec_layout.generation), so a binding can detect a stale view. pvec_vector_retain keeps a
+ * on the same vector that may reallocate or reorder: pvec_vector_reserve,
+ * pvec_vector_resize, pvec_vector_append, pvec_vector_remove, pvec_vector_shrink_to_fit,
+ * pvec_vector_sort, pvec_map, pvec_ghost_get and pvec_vector_destroy. Each reallocation or
+ * reordering increments the vector's generation counter (pvec_layout.generation), so a
+ * binding can detect a stale view. pvec_vector_retain keeps a
  * buffer allocated beyond that point (section 5), for memory handed to other libraries.
  *
  * Mirrors are synchronised only when asked (pvec_host_to_device / pvec_device_to_host).
@@ -51,6 +52,27 @@
  *   - transfers copy rows [0, n_local + n_ghost) of the listed properties, ghosts included.
  *
  * ---------------------------------------------------------------------------------------
+ * Names
+ * ---------------------------------------------------------------------------------------
+ * One rule, with one list of exceptions:
+ *   - pvec_<object>_<verb> for everything that acts on an object: pvec_vector_create,
+ *     pvec_vector_reserve, pvec_cell_list_build, pvec_checkpoint_write, pvec_vtk_write. The
+ *     objects are the handle types (schema, vector, cell_list, verlet, retention), the files
+ *     (checkpoint, vtk), the library's memory accounting (memory) and run-time options
+ *     (options).
+ *   - Queries are pvec_<object>_get_<what> (pvec_vector_get_size, pvec_vector_get_layout,
+ *     pvec_verlet_get_info), settings pvec_<object>_set_<what> (pvec_vector_set_stream).
+ *   - The verbs of the seed document (OpenFPM's interoperability example) keep their short
+ *     form, pvec_<verb>, on a vector: pvec_map, pvec_ghost_get, pvec_ghost_put,
+ *     pvec_host_to_device, pvec_device_to_host (and their _async forms), pvec_host_ptr,
+ *     pvec_device_ptr.
+ *   - Library-wide functions: pvec_init, pvec_finalize, pvec_initialized,
+ *     pvec_version_number, pvec_version_string, pvec_status_string, pvec_last_error,
+ *     pvec_dtype_size, pvec_dtype_name, pvec_cuda_device_count, pvec_has_hdf5.
+ * Constants are PVEC_<GROUP>_<NAME>; types are pvec_<name>, handles pvec_<object>_t.
+ * docs/CHANGELOG.md lists the names that changed in 0.1.0 (no old name is kept).
+ *
+ * ---------------------------------------------------------------------------------------
  * Conventions
  * ---------------------------------------------------------------------------------------
  * - Every function returns pvec_status (PVEC_SUCCESS = 0) and writes results through
@@ -61,17 +83,21 @@
  * - Handles are opaque identifiers, not memory addresses: a NULL or destroyed handle is
  *   detected and reported as PVEC_ERROR_INVALID_HANDLE, never dereferenced.
  * - Sizes and indices are int64_t; a negative size is PVEC_ERROR_INVALID_ARGUMENT.
- * - "Collective" functions must be called by every rank of the vector's communicator in
- *   the same order. Everything else is local.
+ * - Every function says whether it is "Collective": called by every rank of the vector's
+ *   communicator, in the same order; or "Local": it involves no other rank.
+ * - Every function says what it invalidates (the pointers and layouts of a vector, a cell or
+ *   Verlet list); one that says nothing invalidates nothing.
+ * - "Since" gives the version that added the function in its present form.
  * - Thread safety: distinct handles may be used concurrently from different threads; one
  *   handle must not be used by two threads at once without external locking.
  * - Units: strides are given both in elements and in bytes, named so.
- * - Versioned structs (pvec_vector_desc, pvec_layout, pvec_memory_stats, pvec_op_stats)
- *   start with struct_size, which the caller sets to sizeof the struct it was compiled with;
- *   fields are only ever appended. pvec reads or writes only the caller's struct_size bytes
- *   and takes the defaults for fields the caller does not know, so a program built against
- *   an older pvec.h keeps working. A struct_size below the first layout (the _SIZE_V1
- *   macros) is INVALID_ARGUMENT.
+ * - Versioned structs (pvec_vector_desc, pvec_layout, pvec_memory_stats, pvec_op_stats,
+ *   pvec_cell_list_info, pvec_verlet_info, pvec_option_info) start with struct_size, which the
+ *   caller sets to sizeof the struct it was compiled with; each has an initializer macro
+ *   (PVEC_<STRUCT>_INIT) that does so. Fields are only ever appended: pvec reads or writes
+ *   only the caller's struct_size bytes and takes the defaults for fields the caller does not
+ *   know, so a program built against an older pvec.h keeps working. A struct_size below the
+ *   struct's first layout (its _SIZE_V1 macro) is INVALID_ARGUMENT.
  */
 #ifndef PVEC_H
 #define PVEC_H
@@ -102,10 +128,11 @@ extern "C" {
 #define PVEC_VERSION_NUMBER \
   (PVEC_VERSION_MAJOR * 10000 + PVEC_VERSION_MINOR * 100 + PVEC_VERSION_PATCH)
 
-/** Version number of the library actually loaded (compare with PVEC_VERSION_NUMBER).
- *  Since 0.1. */
+/** Version number of the library actually loaded (compare with PVEC_VERSION_NUMBER). Local;
+ *  callable at any time. Since 0.1. */
 PVEC_API int pvec_version_number(void);
-/** Version of the loaded library as "MAJOR.MINOR.PATCH". Never NULL. Since 0.1. */
+/** Version of the loaded library as "MAJOR.MINOR.PATCH". Never NULL. Local; callable at any
+ *  time. Since 0.1. */
 PVEC_API const char* pvec_version_string(void);
 
 /** Status returned by every function. Values are stable; new ones are only appended. */
@@ -145,7 +172,7 @@ typedef enum pvec_status {
 } pvec_status;
 
 /** Short constant description of a status ("invalid handle"). Never NULL, also for values
- *  that are not a pvec_status. Since 0.1. */
+ *  that are not a pvec_status. Local; callable at any time. Since 0.1. */
 PVEC_API const char* pvec_status_string(pvec_status status);
 
 /** Detail of the most recent failed call made by this thread, e.g.
@@ -154,28 +181,33 @@ PVEC_API const char* pvec_status_string(pvec_status status);
  *  so after a successful call it is "". The pure functions pvec_last_error,
  *  pvec_status_string, pvec_dtype_size, pvec_dtype_name, pvec_version_number and
  *  pvec_version_string leave it alone. Never NULL; the string stays valid until the next
- *  pvec call from this thread. Since 0.1. */
+ *  pvec call from this thread. Local; callable at any time. Since 0.1. */
 PVEC_API const char* pvec_last_error(void);
 
 /* ======================================================================================= */
 /* 2. Library start and end                                                                */
 /* ======================================================================================= */
 
-/** Start pvec. Initialises MPI (MPI_Init_thread, MPI_THREAD_FUNNELED) only if the program
- *  has not already done so; a program started without mpirun runs as one rank. When CUDA
- *  devices exist, selects device (node-local rank mod device count) for this process,
- *  unless the environment variable PVEC_DEVICE names one. argc/argv may be NULL.
+/** Start pvec. Reads the run-time options from the environment (pvec_options_get_info lists
+ *  them; docs/options.md), then initialises MPI (MPI_Init_thread, MPI_THREAD_FUNNELED) only if
+ *  the program has not already done so; a program started without mpirun runs as one rank.
+ *  When CUDA devices exist, selects device (node-local rank mod device count) for this
+ *  process, unless the option PVEC_DEVICE names one. argc/argv may be NULL.
  *  libpvec carries its own CUDA runtime (linked statically), apart from the program's: the
  *  device it selects is current for pvec's runtime only. A CUDA program makes the same
  *  device current in its own runtime before it allocates or launches for a vector:
  *  cudaSetDevice(d) with d from pvec_vector_get_device (both runtimes then share that device's
  *  primary context, so pointers and streams pass between them).
- *  Calling it again is harmless. Collective over MPI_COMM_WORLD when it initialises MPI.
- *  Errors: PVEC_ERROR_MPI; PVEC_ERROR_STATE after pvec_finalize. Since 0.1. */
+ *  Calling it again is harmless (and reads nothing again). Collective over MPI_COMM_WORLD when
+ *  it initialises MPI, else local.
+ *  Errors: INVALID_ARGUMENT (a malformed option in the environment, named with what it
+ *  accepts; PVEC_DEVICE beyond the devices there are; nothing is started); MPI; STATE after
+ *  pvec_finalize. Since 0.1. */
 PVEC_API pvec_status pvec_init(int* argc, char*** argv);
 
-/** End pvec: destroys every vector and schema still alive, frees pvec's staging memory,
- *  and finalises MPI if pvec_init initialised it. Collective. Before pvec_init and after
+/** End pvec: destroys every vector, list and schema still alive (their handles become
+ *  invalid), frees pvec's staging memory, and finalises MPI if pvec_init initialised it.
+ *  Collective over MPI_COMM_WORLD. Before pvec_init and after
  *  pvec_finalize, the calls that need no library state work: section 1, pvec_initialized,
  *  pvec_cuda_device_count, pvec_memory_get_stats (so that a program can check that
  *  everything was freed), the schema functions and pvec_retention_release; pvec_init after
@@ -185,12 +217,70 @@ PVEC_API pvec_status pvec_init(int* argc, char*** argv);
  *  Errors: PVEC_ERROR_STATE if pvec_init was not called. Since 0.1. */
 PVEC_API pvec_status pvec_finalize(void);
 
-/** *flag = 1 between pvec_init and pvec_finalize, else 0. Errors: INVALID_ARGUMENT. */
+/** *flag = 1 between pvec_init and pvec_finalize, else 0. Local; callable at any time.
+ *  Errors: INVALID_ARGUMENT (flag NULL). Since 0.1. */
 PVEC_API pvec_status pvec_initialized(int* flag);
 
 /** Whether this build has CUDA and the process sees at least one device: *count = number of
- *  devices (0 when none, or when built without CUDA). Errors: INVALID_ARGUMENT. */
+ *  devices (0 when none, or when built without CUDA). Local; callable at any time.
+ *  Errors: INVALID_ARGUMENT (count NULL). Since 0.1. */
 PVEC_API pvec_status pvec_cuda_device_count(int* count);
+
+/* ---- Run-time options -------------------------------------------------------------------- */
+/* The switches pvec reads from the environment (fallbacks a run may need: transports off,
+ * staged transfers, the device), declared in one table. pvec_init reads each once; a variable
+ * that is unset takes its default; pvec_options_set changes one afterwards. docs/options.md
+ * lists them. A program prints what a run used with pvec_options_get_text. */
+
+/** Where an option's value in use came from (pvec_option_info.source). */
+typedef enum pvec_option_source {
+  PVEC_OPTION_DEFAULT = 0,     /**< the default: unset in the environment */
+  PVEC_OPTION_ENVIRONMENT = 1, /**< the environment variable, read by pvec_init */
+  PVEC_OPTION_SET = 2          /**< pvec_options_set */
+} pvec_option_source;
+
+/** One run-time option (pvec_options_get_info). The strings are constant, owned by pvec. */
+typedef struct pvec_option_info {
+  size_t struct_size;        /**< set by the caller: sizeof(pvec_option_info) */
+  const char* name;          /**< the environment variable, e.g. "PVEC_IPC" */
+  const char* accepts;       /**< the values it takes, e.g. "0 or 1", "auto, 0 or 1" */
+  const char* default_value; /**< e.g. "1", "auto" */
+  const char* meaning;       /**< one line */
+  int source;                /**< pvec_option_source of the value in use */
+  int value;                 /**< the value in use; -1 stands for "auto" */
+} pvec_option_info;
+
+#define PVEC_OPTION_INFO_INIT \
+  { sizeof(pvec_option_info), NULL, NULL, NULL, NULL, 0, 0 }
+/** Size of the first layout of pvec_option_info. Since 0.1. */
+#define PVEC_OPTION_INFO_SIZE_V1 (offsetof(pvec_option_info, value) + sizeof(int))
+
+/** Number of run-time options. Local; callable at any time.
+ *  Errors: INVALID_ARGUMENT (count NULL). Since 0.1. */
+PVEC_API pvec_status pvec_options_get_count(int* count);
+
+/** Describe option index (0 .. count-1) and its value in use into *out (struct_size set by the
+ *  caller); no byte beyond out->struct_size is written. Before pvec_init the values are the
+ *  defaults. Local; callable at any time.
+ *  Errors: INVALID_ARGUMENT (out NULL or struct_size below PVEC_OPTION_INFO_SIZE_V1),
+ *  OUT_OF_RANGE (index). Since 0.1. */
+PVEC_API pvec_status pvec_options_get_info(int index, pvec_option_info* out);
+
+/** *text = every option in use, one line each: "PVEC_IPC=1 (environment; default 1):
+ *  meaning". The string belongs to the calling thread and stays valid until its next call of
+ *  this function. Local; callable at any time. Errors: INVALID_ARGUMENT (text NULL).
+ *  Since 0.1. */
+PVEC_API pvec_status pvec_options_get_text(const char** text);
+
+/** Set option name (e.g. "PVEC_STAGED_TRANSFER") to value, as text in the form the
+ *  environment variable takes ("0", "1", "auto", a device ordinal); value NULL or "" sets it
+ *  back to its default. It takes effect for later calls: PVEC_IPC and PVEC_SHM when a vector
+ *  is created (its ranks agree on them then), PVEC_DEVICE at pvec_init only (set it before),
+ *  the others at each call. Local: set it alike on every rank. Overrides what pvec_init reads
+ *  when called before it, or after it.
+ *  Errors: INVALID_ARGUMENT (name NULL or not an option, naming the options; a value it does
+ *  not take, saying what it takes); nothing changes on error. Since 0.1. */
+PVEC_API pvec_status pvec_options_set(const char* name, const char* value);
 
 /* ======================================================================================= */
 /* 3. Schemas                                                                              */

@@ -1,6 +1,8 @@
 // Raw reads of contiguous HDF5 datasets (raw_dataset.hpp).
 #include "io/raw_dataset.hpp"
 
+#include "runtime/options.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,8 +15,7 @@
 namespace pvec::impl::io {
 
 RawFile::RawFile(const std::string& path) {
-  const char* e = std::getenv("PVEC_IO_PREAD");
-  if (e != nullptr && std::strcmp(e, "0") == 0) return;
+  if (!option_on(Option::io_pread)) return;
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd_ >= 0 && ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode)) {

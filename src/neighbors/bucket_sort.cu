@@ -1,17 +1,16 @@
 // bucket_sort (bucket_sort.hpp). Device, from 2^15 items: keys of more than 16 bits take the
 // tiled sort (tile_sort.hpp: CUB's passes but the last, then one pass per tile of buckets that
 // writes the order and the offsets) in bucket_sort (cell lists) and bucket_order (the locality
-// sort) alike, unless PVEC_BUCKET_SORT=radix. Otherwise, or where a tile is crowded: a stable
-// radix sort of (key, item)
-// (CUB, over the bits the keys use; the caller's key pass may have written the identity it
-// sorts), then the bucket offsets in one pass over the sorted keys that writes every entry once
-// (empty buckets included; nothing zeroed or scanned): no atomics but one per run of more than
-// 32 empty buckets, so rows in random order cost what rows in cell order do. Device, fewer items
-// (or PVEC_BUCKET_SORT=atomic): one atomic per item counts the buckets and gives each item a slot,
-// a scan makes the offsets, a scatter places the items, and one thread per bucket sorts its (short)
-// bucket by item, which makes the order deterministic; a bucket of more than 64 items sends that
-// sort to the radix sort. Host: the same passes as loops, in item order, which is stable by
-// construction. Every path gives the same arrays.
+// sort) alike. Otherwise, or where a tile is crowded: a stable radix sort of (key, item) (CUB, over
+// the bits the keys use; the caller's key pass may have written the identity it sorts), then the
+// bucket offsets in one pass over the sorted keys that writes every entry once (empty buckets
+// included; nothing zeroed or scanned): no atomics but one per run of more than 32 empty buckets,
+// so rows in random order cost what rows in cell order do. Device, fewer items: one atomic per item
+// counts the buckets and gives each item a slot, a scan makes the offsets, a scatter places the
+// items, and one thread per bucket sorts its (short) bucket by item, which makes the order
+// deterministic; a bucket of more than 64 items sends that sort to the radix sort. Host: the same
+// passes as loops, in item order, which is stable by construction. Every path gives the same
+// arrays.
 #include "neighbors/bucket_sort.hpp"
 
 #include "backend/device.hpp"
@@ -118,16 +117,11 @@ struct SplitOfIdentity {
   }
 };
 
-// What the device path uses for n items: the radix sort from kRadixFrom items, unless the
-// environment says otherwise (PVEC_BUCKET_SORT=atomic or radix; a diagnostic for benchmarks).
+// What the device path uses for n items: the radix sort from kRadixFrom items (below that the
+// counting sort's atomics cost less than CUB's passes).
 constexpr int64_t kRadixFrom = int64_t{1} << 15;
 
-bool use_radix(int64_t n) {
-  const char* e = std::getenv("PVEC_BUCKET_SORT");
-  if (e != nullptr && std::strcmp(e, "atomic") == 0) return false;
-  if (e != nullptr && std::strcmp(e, "radix") == 0) return true;
-  return n >= kRadixFrom;
-}
+bool use_radix(int64_t n) { return n >= kRadixFrom; }
 
 #if defined(__CUDACC__)
 constexpr int kKeysPerThread = 4;   // sorted keys one thread reads (one 16-byte load)
@@ -228,7 +222,7 @@ const int32_t* radix_order(const Exec& exec, const int32_t* keys, int64_t n, int
 void radix_bucket_sort(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
                        int64_t n_split, int32_t* offsets, int32_t* order, int32_t* split_offsets,
                        BucketScratch& s, const int32_t* identity) {
-  if (!tile_sort_if_enabled(exec, keys, n, nb, identity, order, offsets, s)) {
+  if (!tile_sort_if_suited(exec, keys, n, nb, identity, order, offsets, s)) {
     const int32_t* sorted = radix_order(exec, keys, n, nb, order, s, identity);
     bucket_offsets_of_sorted(exec, sorted, n, nb, offsets, s);
   }
@@ -375,7 +369,7 @@ void bucket_order(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb, 
                   ScratchBuffer& offsets_scratch, BucketScratch& s, const int32_t* identity) {
   check_sizes(n, nb);
   if (exec.on_device && use_radix(n)) {
-    if (!tile_sort_if_enabled(exec, keys, n, nb, identity, order, nullptr, s))
+    if (!tile_sort_if_suited(exec, keys, n, nb, identity, order, nullptr, s))
       radix_order(exec, keys, n, nb, order, s, identity);
     return;
   }

@@ -56,24 +56,11 @@ TilePlan tile_plan(int64_t n, int64_t nb) {
   return p;
 }
 
-bool tile_sort_if_enabled(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
-                          const int32_t* identity, int32_t* order, int32_t* offsets,
-                          BucketScratch& s) {
-  if (!tile_sort_enabled()) return false;
+bool tile_sort_if_suited(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
+                         const int32_t* identity, int32_t* order, int32_t* offsets,
+                         BucketScratch& s) {
   const TilePlan plan = tile_plan(n, nb);
   return plan.use && tile_sort(exec, plan, keys, n, nb, identity, order, offsets, s);
-}
-
-TileMatch tile_match(bool with_offsets) {
-  const char* e = std::getenv("PVEC_TILE_MATCH");
-  if (e != nullptr && std::strcmp(e, "match") == 0) return TileMatch::match_any;
-  if (e != nullptr && std::strcmp(e, "shared") == 0) return TileMatch::shared_or;
-  return with_offsets ? TileMatch::shared_or : TileMatch::match_any;
-}
-
-bool tile_sort_enabled() {
-  const char* e = std::getenv("PVEC_BUCKET_SORT");
-  return e == nullptr || std::strcmp(e, "radix") != 0;
 }
 
 #if defined(__CUDACC__)
@@ -243,17 +230,14 @@ __global__ void __launch_bounds__(kTileThreads)
   }
 }
 
-// The tile pass with the ranking asked for (direct launches of the two instances).
+// The tile pass, ranking rows as tile_match says for the call (shared words for cell lists,
+// __match_any_sync for the order alone).
 template <bool kOffsets>
-void launch_tiles(TileMatch how, unsigned blocks, cudaStream_t st, const int32_t* keys,
-                  const int32_t* items, const int32_t* tstart, int tile_bits, int64_t nb, int32_t n,
-                  int32_t* order, int32_t* offsets) {
-  if (how == TileMatch::shared_or)
-    tile_sort_kernel<kOffsets, TileMatch::shared_or>
-        <<<blocks, kTileThreads, 0, st>>>(keys, items, tstart, tile_bits, nb, n, order, offsets);
-  else
-    tile_sort_kernel<kOffsets, TileMatch::match_any>
-        <<<blocks, kTileThreads, 0, st>>>(keys, items, tstart, tile_bits, nb, n, order, offsets);
+void launch_tiles(unsigned blocks, cudaStream_t st, const int32_t* keys, const int32_t* items,
+                  const int32_t* tstart, int tile_bits, int64_t nb, int32_t n, int32_t* order,
+                  int32_t* offsets) {
+  tile_sort_kernel<kOffsets, tile_match(kOffsets)>
+      <<<blocks, kTileThreads, 0, st>>>(keys, items, tstart, tile_bits, nb, n, order, offsets);
 }
 
 }  // namespace
@@ -281,13 +265,12 @@ bool tile_sort(const Exec& exec, const TilePlan& plan, const int32_t* keys, int6
   stream_synchronize(exec.stream);
   if (crowded_host != 0) return false;
   const unsigned blocks = static_cast<unsigned>(plan.tiles);
-  const TileMatch how = tile_match(offsets != nullptr);
   if (offsets != nullptr)
-    launch_tiles<true>(how, blocks, st, keys_mid, items_mid, tstart, plan.tile_bits, nb, items_n,
-                       order, offsets);
+    launch_tiles<true>(blocks, st, keys_mid, items_mid, tstart, plan.tile_bits, nb, items_n, order,
+                       offsets);
   else
-    launch_tiles<false>(how, blocks, st, keys_mid, items_mid, tstart, plan.tile_bits, nb, items_n,
-                        order, nullptr);
+    launch_tiles<false>(blocks, st, keys_mid, items_mid, tstart, plan.tile_bits, nb, items_n, order,
+                        nullptr);
   check_launch("tiled bucket sort: tiles");
   return true;
 }

@@ -30,21 +30,21 @@ struct TilePlan {
 };
 TilePlan tile_plan(int64_t n, int64_t nb);
 
-// Whether the device radix path takes the tiled sort where it suits: yes, for cell lists and the
-// locality sort alike, unless PVEC_BUCKET_SORT=radix (CUB's passes over every bit: the
-// benchmark's A/B rows). Measured on the H100 (2026-12-05, one run, docs/performance.md): the
-// 10^8 cell list from random order 0.90x CUB's time, the locality re-sort 0.95-0.96x.
-bool tile_sort_enabled();
-
-// How the tile pass finds which of a warp's 32 rows share a bucket (the same arrays every way).
-// shared_or: each lane ORs its bit into a shared-memory word per bucket and reads it back;
-// match_any: __match_any_sync, whose time grows with the distinct buckets among the 32. By
-// default shared_or for cell lists (with_offsets; rows mostly in random order: its tile pass
-// took 0.58 ms at 10^8 where __match_any_sync took 0.99 ms) and match_any for the locality
-// sort's order alone (rows nearly in order: 1% faster than shared_or). PVEC_TILE_MATCH=match
-// or shared picks one for both (diagnostics for an A/B in one run).
+// The device radix path takes the tiled sort wherever tile_plan says it suits, for cell lists
+// and the locality sort alike (measured on the H100, docs/performance.md: the 10^8 cell list
+// from random order 0.90x the time of CUB's passes over every bit, the locality re-sort
+// 0.95-0.96x).
+//
+// How the tile pass finds which of a warp's 32 rows share a bucket. shared_or: each lane ORs
+// its bit into a shared-memory word per bucket and reads it back; match_any: __match_any_sync,
+// whose time grows with the distinct buckets among the 32. shared_or for cell lists
+// (with_offsets; rows mostly in random order: its tile pass took 0.58 ms at 10^8 where
+// __match_any_sync took 0.99 ms), match_any for the locality sort's order alone (rows nearly in
+// order: 1% faster than shared_or).
 enum class TileMatch { match_any, shared_or };
-TileMatch tile_match(bool with_offsets);
+constexpr TileMatch tile_match(bool with_offsets) {
+  return with_offsets ? TileMatch::shared_or : TileMatch::match_any;
+}
 
 // The tiled sort of keys[0..n) (in [0, nb)) with items[i] = i (identity, on the device; null: it
 // is written here): order[n] gets the items by key, and offsets[nb + 1] (may be null) the first
@@ -53,11 +53,10 @@ TileMatch tile_match(bool with_offsets);
 bool tile_sort(const Exec& exec, const TilePlan& plan, const int32_t* keys, int64_t n, int64_t nb,
                const int32_t* identity, int32_t* order, int32_t* offsets, BucketScratch& s);
 
-// bucket_sort's and bucket_order's entry: tile_sort where tile_sort_enabled() and
-// tile_plan(n, nb).use, else false (nothing written) and the caller sorts the
-// three-pass way.
-bool tile_sort_if_enabled(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
-                          const int32_t* identity, int32_t* order, int32_t* offsets,
-                          BucketScratch& s);
+// bucket_sort's and bucket_order's entry: tile_sort where tile_plan(n, nb).use, else false
+// (nothing written) and the caller sorts the three-pass way.
+bool tile_sort_if_suited(const Exec& exec, const int32_t* keys, int64_t n, int64_t nb,
+                         const int32_t* identity, int32_t* order, int32_t* offsets,
+                         BucketScratch& s);
 
 }  // namespace pvec::impl

@@ -203,19 +203,6 @@ void verlet_pass(const Exec& ex, int64_t n, const VerletPass<T, DIM, HALF, FILL>
   for_each(ex, n, p);
 }
 
-// Whether the device pass may take the warp form: PVEC_VERLET_PASS=particle says no (a
-// diagnostic for benchmarks).
-bool warp_pass_allowed() {
-  const char* e = std::getenv("PVEC_VERLET_PASS");
-  return e == nullptr || std::strcmp(e, "particle") != 0;
-}
-
-// Whether a rebuild may fill padded rows in one pass: PVEC_VERLET_PASS=two says no.
-bool one_pass_allowed() {
-  const char* e = std::getenv("PVEC_VERLET_PASS");
-  return e == nullptr || std::strcmp(e, "two") != 0;
-}
-
 // The room per particle of the next one-pass build, from the largest count of this one (an
 // eighth more, and 8, so that a few more neighbours still fit), or 0 (no one-pass build) when
 // that room would hold more than four times the list's entries (very uneven counts; a half
@@ -301,9 +288,7 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
       const T* x = static_cast<const T*>(pos);
       int warp = kCutNone;
 #if defined(__CUDACC__)
-      if (ex.on_device && warp_pass_allowed()) warp = warp_cut<DIM>(g.span, p.half);
-#else
-      (void)warp_pass_allowed;
+      if (ex.on_device) warp = warp_cut<DIM>(g.span, p.half);
 #endif
       const T* xs = nullptr;
       int32_t* order = nullptr;
@@ -333,7 +318,7 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
       // then compacts them, unless a count outgrew the room (then the counts it made are
       // scanned and the CSR fill pass runs, as at a first build).
       int32_t* pad = nullptr;
-      if (warp != kCutNone && stride_ > 0 && n > 0 && one_pass_allowed()) {
+      if (warp != kCutNone && stride_ > 0 && n > 0) {
         try {
           pad = pad_.ensure_as<int32_t>(static_cast<size_t>(n) * stride_);
         } catch (const Error&) {  // no room for the rows: two passes (and none retried)
@@ -374,7 +359,7 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
       else
         run(std::false_type{});
       stride_ = warp != kCutNone ? next_stride(most, total, n, pad_.bytes()) : 0;
-      if (stride_ == 0 || !one_pass_allowed()) pad_.release();
+      if (stride_ == 0) pad_.release();
       if (n > 0 && !x0_written)
         copy_2d(x0, n * sizeof(T), x, cap * sizeof(T), n * sizeof(T), DIM, ex.on_device, ex.stream);
     });

@@ -6,6 +6,7 @@
 #include "backend/host_parallel.hpp"
 #include "common/error.hpp"
 #include "memory/allocator.hpp"
+#include "runtime/options.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -21,12 +22,9 @@ constexpr size_t kStagedFrom = size_t{16} << 20;  // smaller transfers: one cuda
 constexpr size_t kBlock = size_t{1} << 20;        // a page-locked block of its own pages
 constexpr size_t kTestBlock = 4096;
 
-// 0: off, 1: forced (tests), -1: automatic.
-int mode() {
-  const char* e = std::getenv("PVEC_STAGED_TRANSFER");
-  if (e == nullptr || *e == '\0') return -1;
-  return std::strcmp(e, "0") == 0 ? 0 : std::strcmp(e, "1") == 0 ? 1 : -1;
-}
+// -1: automatic, 0: off, 1: always, 2: always, in blocks of kTestBlock (option
+// PVEC_STAGED_TRANSFER).
+int mode() { return option_value(Option::staged_transfer); }
 
 // The calling thread's current device is `device` for the scope, then what it was.
 class DeviceScope {
@@ -199,14 +197,14 @@ bool staged_transfer_allowed() { return mode() != 0; }
 
 bool staged_transfer_wanted(size_t bytes) {
   const int m = mode();
-  if (m >= 0) return m == 1;
+  if (m >= 0) return m >= 1;
   return bytes >= kStagedFrom && host_threads() >= 2;
 }
 
 void staged_transfer(bool to_device, const std::vector<StagedRange>& ranges, int device,
                      void* stream, StagingLanes& lanes) {
   stream_drain(stream);  // what the vector's stream (and, if legacy, the device) had ordered
-  const size_t block = mode() == 1 ? kTestBlock : kBlock;
+  const size_t block = mode() == 2 ? kTestBlock : kBlock;
   std::vector<StagedRange> pieces;
   for (const StagedRange& r : ranges)
     for (size_t off = 0; off < r.bytes; off += block)

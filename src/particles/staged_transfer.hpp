@@ -11,9 +11,9 @@
 // ParticleSet::transfer uses it for blocking transfers of vectors with pageable host mirrors
 // (PVEC_HOST_PAGEABLE) from 16 MiB in all with two or more host threads; the blocks and
 // streams (a lane per thread) stay with the vector until it is destroyed or shrunk, so a
-// transfer in steady state allocates nothing. PVEC_STAGED_TRANSFER=0 turns it off; =1 uses it
-// for any size and thread count with blocks of 4 KiB (so that tests of a few thousand
-// particles cut every property into many blocks).
+// transfer in steady state allocates nothing. The option PVEC_STAGED_TRANSFER=0 turns it off;
+// =1 uses it for any size and thread count; =2 also cuts blocks of 4 KiB (so that tests of a
+// few thousand particles cut every property into many blocks).
 #pragma once
 
 #include <cstddef>

@@ -2,6 +2,7 @@
 
 #include "backend/device.hpp"
 #include "common/error.hpp"
+#include "runtime/options.hpp"
 
 #include <cstdlib>
 #include <string>
@@ -41,6 +42,7 @@ int local_rank() {
 void environment_init(int* argc, char*** argv) {
   if (g_finalized) fail(PVEC_ERROR_STATE, "pvec_init after pvec_finalize");
   if (g_initialized) return;
+  options_read_environment();  // first: a malformed option fails before MPI starts
 #ifdef PVEC_HAVE_MPI
   int mpi_init = 0, mpi_fin = 0;
   MPI_Initialized(&mpi_init);
@@ -58,11 +60,10 @@ void environment_init(int* argc, char*** argv) {
 #endif
   int ndev = device_count();
   if (ndev > 0) {
-    int dev = local_rank() % ndev;
-    if (const char* v = std::getenv("PVEC_DEVICE")) dev = std::atoi(v);
-    if (dev < 0 || dev >= ndev)
-      fail(PVEC_ERROR_INVALID_ARGUMENT, "PVEC_DEVICE=", dev, " but ", ndev, " devices exist");
-    device_select(dev);
+    const int chosen = option_value(Option::device);
+    if (chosen >= ndev)
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "PVEC_DEVICE=", chosen, " but ", ndev, " devices exist");
+    device_select(chosen >= 0 ? chosen : local_rank() % ndev);
   }
   g_initialized = true;
 }
@@ -95,21 +96,15 @@ bool mpi_usable() {
 
 bool mpi_cuda_aware() {
 #if defined(PVEC_HAVE_MPI) && defined(MPIX_CUDA_AWARE_SUPPORT) && MPIX_CUDA_AWARE_SUPPORT
-  if (const char* v = std::getenv("PVEC_MPI_CUDA_AWARE")) return std::string(v) == "1";
-  return MPIX_Query_cuda_support() == 1;
+  const int v = option_value(Option::mpi_cuda_aware);
+  return v >= 0 ? v == 1 : MPIX_Query_cuda_support() == 1;
 #else
   return false;  // no run-time query available: stage through host memory
 #endif
 }
 
-bool ipc_enabled() {
-  const char* v = std::getenv("PVEC_IPC");
-  return v == nullptr || std::string(v) != "0";
-}
+bool ipc_enabled() { return option_on(Option::ipc); }
 
-bool shm_enabled() {
-  const char* v = std::getenv("PVEC_SHM");
-  return v == nullptr || std::string(v) != "0";
-}
+bool shm_enabled() { return option_on(Option::shm); }
 
 }  // namespace pvec::impl

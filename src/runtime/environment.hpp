@@ -9,13 +9,13 @@ void environment_finalize();
 bool environment_initialized();
 // MPI is usable (initialised and not finalised), by pvec or by the program.
 bool mpi_usable();
-// The MPI library can take device pointers (checked at run time).
+// The MPI library can take device pointers (checked at run time, or option
+// PVEC_MPI_CUDA_AWARE).
 bool mpi_cuda_aware();
-// Device messages between ranks of one node may go through CUDA inter-process memory
-// (PVEC_IPC=0 in the environment turns that off; any other value, or none, leaves it on).
+// Device messages between ranks of one node may go through CUDA inter-process memory (option
+// PVEC_IPC, runtime/options.hpp).
 bool ipc_enabled();
-// Whether host messages between ranks of one node may go through shared memory (PVEC_SHM=0
-// in the environment turns that off; any other value, or none, leaves it on).
+// Host messages between ranks of one node may go through shared memory (option PVEC_SHM).
 bool shm_enabled();
 
 }  // namespace pvec::impl

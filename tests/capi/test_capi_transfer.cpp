@@ -1,9 +1,9 @@
 // Host <-> device transfers: round trips, partial property lists, props == NULL meaning
 // all, only live particles moving, the async variants, and argument errors that copy
 // nothing; pageable host mirrors also through page-locked blocks on the host threads
-// (PVEC_STAGED_TRANSFER=1, particles/staged_transfer.hpp), which only a CUDA device runs.
+// (option PVEC_STAGED_TRANSFER=2, particles/staged_transfer.hpp), which only a CUDA device runs.
 #include "capi_util.hpp"
-#include "scoped_env.hpp"
+#include "scoped_option.hpp"
 
 #include <cstdint>
 #include <string>
@@ -34,7 +34,7 @@ void check_host_fields(pvec_vector_t v, const std::vector<int>& listed, int move
 struct Case {
   pvec_backend backend;
   int host_memory;
-  // PVEC_STAGED_TRANSFER for the case's calls: nullptr (automatic), "1" (blocking transfers of
+  // PVEC_STAGED_TRANSFER for the case's calls: nullptr (automatic), "2" (blocking transfers of
   // pageable mirrors through page-locked blocks of 4 KiB on the host threads, at any size).
   const char* staged;
 };
@@ -43,7 +43,7 @@ std::vector<Case> cases() {
   std::vector<Case> out;
   for (pvec_backend b : capi::test_backends()) out.push_back({b, PVEC_HOST_PINNED, nullptr});
   out.push_back({PVEC_BACKEND_AUTO, PVEC_HOST_PAGEABLE, nullptr});
-  out.push_back({PVEC_BACKEND_AUTO, PVEC_HOST_PAGEABLE, "1"});
+  out.push_back({PVEC_BACKEND_AUTO, PVEC_HOST_PAGEABLE, "2"});
   return out;
 }
 
@@ -57,7 +57,7 @@ capi::Vector make(const Case& c, int64_t n) {
 
 TEST_CASE("round trip of every property and the positions", "[transfer]") {
   for (const Case& c : cases()) {
-    const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
+    const pvec_test::ScopedOption staged("PVEC_STAGED_TRANSFER", c.staged);
     for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{100}, int64_t{5000}, int64_t{70000}}) {
       INFO("backend " << c.backend << " host_memory " << c.host_memory << " staged "
                       << (c.staged ? c.staged : "auto") << " n " << n);
@@ -90,7 +90,7 @@ TEST_CASE("only the listed properties move", "[transfer]") {
   const int64_t n = 300;
   const std::vector<std::vector<int>> lists = {{1}, {PVEC_POS}, {2, PVEC_POS}, {3, 0}, {}};
   for (const Case& c : cases()) {
-    const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
+    const pvec_test::ScopedOption staged("PVEC_STAGED_TRANSFER", c.staged);
     for (const std::vector<int>& list : lists) {
       INFO("backend " << c.backend << " host_memory " << c.host_memory << " staged "
                       << (c.staged ? c.staged : "auto") << " list size " << list.size());
@@ -120,7 +120,7 @@ TEST_CASE("only the listed properties move", "[transfer]") {
 
 TEST_CASE("only live particles move", "[transfer]") {
   for (const Case& c : cases()) {
-    const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
+    const pvec_test::ScopedOption staged("PVEC_STAGED_TRANSFER", c.staged);
     INFO("backend " << c.backend << " host_memory " << c.host_memory << " staged "
                     << (c.staged ? c.staged : "auto"));
     capi::Vector vec = make(c, 100);
@@ -167,7 +167,7 @@ TEST_CASE("only live particles move", "[transfer]") {
 
 TEST_CASE("async transfers on the default stream, then synchronize", "[transfer]") {
   for (const Case& c : cases()) {
-    const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
+    const pvec_test::ScopedOption staged("PVEC_STAGED_TRANSFER", c.staged);
     INFO("backend " << c.backend << " host_memory " << c.host_memory << " staged "
                     << (c.staged ? c.staged : "auto"));
     const int64_t n = 2000;
@@ -209,7 +209,7 @@ TEST_CASE("bad property lists copy nothing", "[transfer]") {
       {{0, 1}, -1, PVEC_ERROR_INVALID_ARGUMENT},
   };
   for (const Case& c : cases()) {
-    const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
+    const pvec_test::ScopedOption staged("PVEC_STAGED_TRANSFER", c.staged);
     INFO("backend " << c.backend << " host_memory " << c.host_memory << " staged "
                     << (c.staged ? c.staged : "auto"));
     capi::Vector vec = make(c, n);
@@ -249,8 +249,8 @@ TEST_CASE("bad property lists copy nothing", "[transfer]") {
 }
 
 TEST_CASE("staged transfers keep their page-locked blocks until shrink_to_fit", "[transfer]") {
-  const Case c{PVEC_BACKEND_AUTO, PVEC_HOST_PAGEABLE, "1"};
-  const pvec_test::ScopedEnv staged("PVEC_STAGED_TRANSFER", c.staged);
+  const Case c{PVEC_BACKEND_AUTO, PVEC_HOST_PAGEABLE, "2"};
+  const pvec_test::ScopedOption staged("PVEC_STAGED_TRANSFER", c.staged);
   const int64_t n = 3000;
   capi::Vector vec = make(c, n);
   pvec_vector_t v = vec.get();

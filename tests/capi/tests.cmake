@@ -8,7 +8,7 @@ add_library(pvec_capi_test_util STATIC ${_capi}/capi_util.cpp)
 target_include_directories(pvec_capi_test_util PUBLIC ${_capi} ${CMAKE_CURRENT_SOURCE_DIR}/support)
 target_link_libraries(pvec_capi_test_util PUBLIC pvec Catch2::Catch2)
 
-foreach(_t schema layout growth transfer modify bad_input retention)
+foreach(_t schema layout growth transfer modify bad_input retention options)
   pvec_add_test(capi_${_t} SOURCES ${_capi}/test_capi_${_t}.cpp RANKS 1 LABELS capi
                 LIBS pvec_capi_test_util)
   # tests/support includes <mpi.h> from C++: keep Open MPI's deprecated C++ bindings out,
@@ -28,7 +28,7 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
   set_source_files_properties(
     ${_capi}/capi_util.cpp ${_capi}/test_capi_schema.cpp ${_capi}/test_capi_layout.cpp
     ${_capi}/test_capi_growth.cpp ${_capi}/test_capi_transfer.cpp ${_capi}/test_capi_modify.cpp
-    ${_capi}/test_capi_bad_input.cpp ${_capi}/test_capi_retention.cpp
+    ${_capi}/test_capi_bad_input.cpp ${_capi}/test_capi_retention.cpp ${_capi}/test_capi_options.cpp
     PROPERTIES COMPILE_OPTIONS "-Wall;-Wextra;-Werror")
 endif()
 
@@ -59,6 +59,21 @@ add_test(NAME capi_exports
                  -P ${_capi}/check_exports.cmake)
 set_tests_properties(capi_exports PROPERTIES LABELS capi TIMEOUT 60)
 
+# What pvec_init reads from the environment: one C program, three environments.
+add_executable(capi_options_env ${_capi}/options_env.c)
+target_link_libraries(capi_options_env PRIVATE pvec)
+set_target_properties(capi_options_env PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON)
+add_test(NAME capi_options_env COMMAND capi_options_env good)
+set_tests_properties(capi_options_env PROPERTIES LABELS capi ENVIRONMENT
+                     "${PVEC_TEST_ENV};PVEC_IPC=0;PVEC_STAGED_TRANSFER=2")
+add_test(NAME capi_options_env_bad COMMAND capi_options_env bad)
+set_tests_properties(capi_options_env_bad PROPERTIES LABELS capi ENVIRONMENT
+                     "${PVEC_TEST_ENV};PVEC_SHM=maybe")
+add_test(NAME capi_options_env_set COMMAND capi_options_env set)
+set_tests_properties(capi_options_env_set PROPERTIES LABELS capi ENVIRONMENT
+                     "${PVEC_TEST_ENV};PVEC_IPC=0")
+
 unset(_t)
 unset(_c_header_tests)
 unset(_capi)
+

@@ -14,7 +14,7 @@
 #include "dist_util.hpp"
 #include "io/block_pipeline.hpp"
 #include "io/staging.hpp"
-#include "scoped_env.hpp"
+#include "scoped_option.hpp"
 
 #ifndef PVEC_TEST_NO_HDF5
 #include <hdf5.h>
@@ -261,7 +261,7 @@ TEST_CASE("restart: both mirrors hold the file's rows, the device one filled as 
   const std::string h5 = checkpoint_of_made(dir, "both.h5");
   pvec_test::Snapshot want;
   {
-    pvec_test::ScopedEnv off("PVEC_IO_PREAD", "0");  // HDF5's reads, one thread
+    pvec_test::ScopedOption off("PVEC_IO_PREAD", "0");  // HDF5's reads, one thread
     want = restarted(h5);
   }
   Failures f;
@@ -269,10 +269,10 @@ TEST_CASE("restart: both mirrors hold the file's rows, the device one filled as 
   if (devices > 0) backends.push_back(PVEC_BACKEND_CUDA);
   for (const pvec_backend b : backends)
     for (const pvec_host_memory m : {PVEC_HOST_PINNED, PVEC_HOST_PAGEABLE})
-      for (const char* staged : {static_cast<const char*>(nullptr), "0", "1"})
+      for (const char* staged : {static_cast<const char*>(nullptr), "0", "2"})
         for (int t : {1, 2, 3})
           for (int64_t bytes : {200, 0}) {  // blocks of a few rows, and the default ~1 MiB
-            pvec_test::ScopedEnv env("PVEC_STAGED_TRANSFER", staged);
+            pvec_test::ScopedOption env("PVEC_STAGED_TRANSFER", staged);
             force_host_threads(t);
             force_stage_bytes_for_tests(static_cast<size_t>(bytes));
             pvec_schema_t sc = nullptr;
@@ -319,7 +319,7 @@ TEST_CASE("restart: pread on the host threads gives what HDF5 reads, in every la
   Failures f;
   pvec_test::Snapshot through_hdf5;
   {
-    pvec_test::ScopedEnv off("PVEC_IO_PREAD", "0");
+    pvec_test::ScopedOption off("PVEC_IO_PREAD", "0");
     through_hdf5 = restarted(h5);
   }
   if (through_hdf5.n_local < 1) f.addf("the HDF5 restart holds ", through_hdf5.n_local, " rows");
@@ -378,7 +378,7 @@ TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and
         pvec_schema_t sc = nullptr;
         const pvec_vector_desc d = described(h5, &sc);
         for (const char* pread : {"1", "0"}) {  // pread on the host threads, then HDF5's reads
-          pvec_test::ScopedEnv raw("PVEC_IO_PREAD", pread);
+          pvec_test::ScopedOption raw("PVEC_IO_PREAD", pread);
           pvec_vector_t r = nullptr;
           if (rank() == failing) BlockPipeline::inject_fault_for_tests(3, in_memory);
           const pvec_status rs = pvec_checkpoint_restart(h5.c_str(), &d, sc, 0, &r);

@@ -8,7 +8,6 @@
 // Over 500 lines: one MPI test program, whose cases share the random boxes, the list fetches
 // and the brute-force references (one program launch per rank count instead of several).
 #include "dist_util.hpp"
-#include "scoped_env.hpp"
 
 #include <pvec_neighbors.hpp>
 
@@ -681,10 +680,9 @@ void compare(const Arrays& want, const Arrays& got, Failures& f) {
 
 }  // namespace
 
-// The device builds choose between a radix sort and an atomic counting sort of the rows, and
-// between a warp-per-cell and a per-particle Verlet pass (PVEC_BUCKET_SORT, PVEC_VERLET_PASS
-// force one; PVEC_VERLET_PASS=two keeps rebuilds off the one-pass fill of padded rows); every
-// choice must give exactly the host's arrays, in random row order and
+// The device builds (a radix or an atomic counting sort of the rows by their count, a
+// warp-per-cell Verlet pass where the stencil fits a warp (span 1), a per-particle one where it
+// does not (span 2)) must give exactly the host's arrays, in random row order and
 // after a locality sort (whose cell list of locals takes the no-sort path), at the first build
 // and at a rebuild of the same lists (steady state: the buffers exist), including cells of
 // more than 32 particles (a warp takes them in chunks), and particles at and near the cutoff
@@ -721,19 +719,8 @@ TEST_CASE("every build method gives the host's arrays", "[neighbors]") {
         const Arrays ref = build_all(v, Path::host, span, cutoff, skin);
         if (sorted && span == 1 && ref.sorted[0] == 0)
           f.add("a sorted vector's cell list says unsorted");
-        // The variables choose among device methods only: where the device path runs on the
-        // host (no CUDA backend) every choice is the same code, so one is built.
-        bool device_methods = true;
-        for (const char* bucket : {"radix", "tiled", "atomic"})
-          for (const char* pass : {static_cast<const char*>(nullptr), "particle", "two"}) {
-            if (!device_methods) continue;
-            INFO("span " << span << ", PVEC_BUCKET_SORT=" << bucket
-                         << ", PVEC_VERLET_PASS=" << (pass ? pass : "(default)"));
-            pvec_test::ScopedEnv e1("PVEC_BUCKET_SORT", bucket), e2("PVEC_VERLET_PASS", pass);
-            const Arrays got = build_all(v, Path::device, span, cutoff, skin);
-            compare(ref, got, f);
-            device_methods = got.on_device;
-          }
+        INFO("span " << span);
+        compare(ref, build_all(v, Path::device, span, cutoff, skin), f);
       }
       f.require("build methods");
       DIST_OK(pvec_vector_destroy(v));

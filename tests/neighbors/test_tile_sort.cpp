@@ -1,7 +1,7 @@
 // White box (links pvec_static): the tiled bucket sort (src/neighbors/tile_sort.hpp), which the
 // device radix path takes for keys of more than 16 bits, in bucket_sort (cell lists) and
-// bucket_order (the locality sort) alike unless PVEC_BUCKET_SORT=radix.
-// - Everywhere: which calls take it under PVEC_BUCKET_SORT; how rows are ranked (PVEC_TILE_MATCH).
+// bucket_order (the locality sort) alike.
+// - Everywhere: how rows are ranked (shared words for cell lists, __match_any_sync for orders).
 // - Everywhere: the plan (which keys it takes, the bits CUB sorts, the tile width).
 // - With a device (tile_sort_gpu, built with CUDA; it skips, exit 77, without one): tile_sort
 //   itself and bucket_order (ranking rows by shared-memory words and by __match_any_sync), and
@@ -13,7 +13,6 @@
 //   Every case checks that the tiled path ran, so the test cannot pass on the three-pass sort
 //   alone. A difference is reported by its first entry, never by whole arrays.
 #include "catch_compat.hpp"
-#include "scoped_env.hpp"
 
 #include "neighbors/bucket_sort.hpp"
 #include "neighbors/tile_sort.hpp"
@@ -32,31 +31,11 @@
 
 using pvec::impl::TilePlan;
 
-TEST_CASE("which calls take the tiled sort", "[neighbors][plan]") {
-  using pvec::impl::tile_sort_enabled;
-  // Cell lists and the locality sort alike, unless PVEC_BUCKET_SORT=radix.
-  const std::pair<const char*, bool> methods[] = {
-      {nullptr, true}, {"tiled", true}, {"radix", false}, {"atomic", true}, {"Radix", true}};
-  for (const auto& m : methods) {
-    pvec_test::ScopedEnv e("PVEC_BUCKET_SORT", m.first);
-    CHECK(tile_sort_enabled() == m.second);
-  }
-  // How the tile pass ranks rows: shared words for cell lists, __match_any_sync for the order
-  // alone, unless PVEC_TILE_MATCH names one way for both.
+TEST_CASE("how the tile pass ranks rows", "[neighbors][plan]") {
+  // Shared words for cell lists (with offsets), __match_any_sync for the order alone.
   using pvec::impl::TileMatch;
-  const struct {
-    const char* env;
-    TileMatch cells, order;
-  } ways[] = {{nullptr, TileMatch::shared_or, TileMatch::match_any},
-              {"match", TileMatch::match_any, TileMatch::match_any},
-              {"shared", TileMatch::shared_or, TileMatch::shared_or},
-              {"Shared", TileMatch::shared_or, TileMatch::match_any},
-              {"", TileMatch::shared_or, TileMatch::match_any}};
-  for (const auto& w : ways) {
-    pvec_test::ScopedEnv e("PVEC_TILE_MATCH", w.env);
-    CHECK(pvec::impl::tile_match(true) == w.cells);
-    CHECK(pvec::impl::tile_match(false) == w.order);
-  }
+  CHECK(pvec::impl::tile_match(true) == TileMatch::shared_or);
+  CHECK(pvec::impl::tile_match(false) == TileMatch::match_any);
 }
 
 TEST_CASE("tile plan: which keys the tiled sort takes", "[neighbors][plan]") {
@@ -289,29 +268,16 @@ TEST_CASE("tiled sort gives the host's arrays", "[neighbors][gpu]") {
     INFO(c.name << ", n " << n << ", nb " << c.nb);
     REQUIRE(pvec::impl::tile_plan(n, c.nb).use);
     const Result want = host_sort(c.keys, c.nb, n);
-    // The tile pass ranking rows by default (shared words with offsets, __match_any_sync for
-    // the order alone), by __match_any_sync, by shared words.
-    for (const char* match : {static_cast<const char*>(nullptr), "match", "shared"}) {
-      INFO("PVEC_TILE_MATCH=" << (match ? match : "(default)"));
-      pvec_test::ScopedEnv e("PVEC_TILE_MATCH", match);
-      bool took = false;
-      const Result direct = device_sort(c.keys, c.nb, n, Via::tile_sort, s, &took);
-      REQUIRE(took);
-      CHECK(first_difference("offsets", direct.offsets, want.offsets) == "");
-      CHECK(first_difference("order", direct.order, want.order) == "");
-      const Result ordered = device_sort(c.keys, c.nb, n, Via::bucket_order, s);
-      CHECK(first_difference("order (bucket_order)", ordered.order, want.order) == "");
-    }
-    {
-      // CUB's three passes over every bit give the same arrays.
-      pvec_test::ScopedEnv radix("PVEC_BUCKET_SORT", "radix");
-      REQUIRE_FALSE(pvec::impl::tile_sort_enabled());
-      const Result three = device_sort(c.keys, c.nb, n, Via::bucket_sort, s);
-      CHECK(first_difference("offsets (three passes)", three.offsets, want.offsets) == "");
-      CHECK(first_difference("order (three passes)", three.order, want.order) == "");
-    }
-    // bucket_sort (cell lists) takes the tiled sort by default, as bucket_order does.
-    REQUIRE(pvec::impl::tile_sort_enabled());
+    // tile_sort itself (with offsets: shared words), and bucket_order (the order alone:
+    // __match_any_sync).
+    bool took = false;
+    const Result direct = device_sort(c.keys, c.nb, n, Via::tile_sort, s, &took);
+    REQUIRE(took);
+    CHECK(first_difference("offsets", direct.offsets, want.offsets) == "");
+    CHECK(first_difference("order", direct.order, want.order) == "");
+    const Result ordered = device_sort(c.keys, c.nb, n, Via::bucket_order, s);
+    CHECK(first_difference("order (bucket_order)", ordered.order, want.order) == "");
+    // bucket_sort (cell lists) takes the tiled sort, as bucket_order does.
     for (int64_t n_split : {n, int64_t{0}, n / 3, n - 1}) {
       INFO("split " << n_split);
       const Result w = n_split == n ? want : host_sort(c.keys, c.nb, n_split);
@@ -343,7 +309,6 @@ TEST_CASE("tiled sort refuses a crowded tile, and bucket_sort still sorts", "[ne
     device_sort(k, nb, n, Via::tile_sort, s, &took);
     CHECK_FALSE(took);
     const Result want = host_sort(k, nb, n / 2);
-    REQUIRE(pvec::impl::tile_sort_enabled());
     const Result got = device_sort(k, nb, n / 2, Via::bucket_sort, s);
     CHECK(first_difference("offsets", got.offsets, want.offsets) == "");
     CHECK(first_difference("order", got.order, want.order) == "");
