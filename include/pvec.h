@@ -128,8 +128,8 @@ extern "C" {
 #define PVEC_VERSION_NUMBER \
   (PVEC_VERSION_MAJOR * 10000 + PVEC_VERSION_MINOR * 100 + PVEC_VERSION_PATCH)
 
-/** Version number of the library actually loaded (compare with PVEC_VERSION_NUMBER). Local;
- *  callable at any time. Since 0.1. */
+/** Version number of the library actually loaded (compare with PVEC_VERSION_NUMBER). Never
+ *  fails. Local; callable at any time. Since 0.1. */
 PVEC_API int pvec_version_number(void);
 /** Version of the loaded library as "MAJOR.MINOR.PATCH". Never NULL. Local; callable at any
  *  time. Since 0.1. */
@@ -297,9 +297,11 @@ typedef enum pvec_dtype {
   PVEC_UINT64 = 6
 } pvec_dtype;
 
-/** Size in bytes of one element of dtype, or 0 for an unknown dtype. Since 0.1. */
+/** Size in bytes of one element of dtype, or 0 for an unknown dtype (no other error). Local;
+ *  callable at any time. Since 0.1. */
 PVEC_API size_t pvec_dtype_size(pvec_dtype dtype);
-/** Name of dtype ("float32"), "unknown" for an unknown dtype. Never NULL. Since 0.1. */
+/** Name of dtype ("float32"), "unknown" for an unknown dtype. Never NULL. Local; callable at
+ *  any time. Since 0.1. */
 PVEC_API const char* pvec_dtype_name(pvec_dtype dtype);
 
 /** Largest tensor rank (a scalar has rank 0, vector[n] rank 1, tensor[n][m] rank 2). */
@@ -310,9 +312,11 @@ PVEC_API const char* pvec_dtype_name(pvec_dtype dtype);
 /** A list of property declarations; a vector copies it at creation. */
 typedef struct pvec_schema_s* pvec_schema_t;
 
-/** Create an empty schema. Errors: INVALID_ARGUMENT (out NULL), OUT_OF_MEMORY. */
+/** Create an empty schema. Local; callable before pvec_init and after pvec_finalize.
+ *  Errors: INVALID_ARGUMENT (out NULL), OUT_OF_MEMORY. Since 0.1. */
 PVEC_API pvec_status pvec_schema_create(pvec_schema_t* out);
-/** Destroy a schema; vectors created from it are unaffected. Errors: INVALID_HANDLE. */
+/** Destroy a schema; vectors created from it are unaffected. Local.
+ *  Errors: INVALID_HANDLE. Since 0.1. */
 PVEC_API pvec_status pvec_schema_destroy(pvec_schema_t schema);
 
 /** Append a property; its index is its position in declaration order (0, 1, ...).
@@ -323,19 +327,20 @@ PVEC_API pvec_status pvec_schema_destroy(pvec_schema_t schema);
  *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (NULL/empty/long/duplicate/reserved name,
  *  unknown dtype, rank outside 0..2, extents NULL with rank >= 1, extent < 1); OVERFLOW
  *  (64 x components x element size, the bytes of the smallest capacity, does not fit in
- *  int64). The schema is unchanged on error. Since 0.1. */
+ *  int64). The schema is unchanged on error. Local. Since 0.1. */
 PVEC_API pvec_status pvec_schema_add(pvec_schema_t schema, const char* name, pvec_dtype dtype,
                                      int rank, const int64_t* extents, int* index);
-/** pvec_schema_add with rank 0. */
+/** pvec_schema_add with rank 0; its errors. Local. Since 0.1. */
 PVEC_API pvec_status pvec_schema_add_scalar(pvec_schema_t schema, const char* name,
                                             pvec_dtype dtype, int* index);
-/** pvec_schema_add with rank 1, extents {n}. */
+/** pvec_schema_add with rank 1, extents {n}; its errors. Local. Since 0.1. */
 PVEC_API pvec_status pvec_schema_add_vector(pvec_schema_t schema, const char* name,
                                             pvec_dtype dtype, int64_t n, int* index);
-/** pvec_schema_add with rank 2, extents {n, m}. */
+/** pvec_schema_add with rank 2, extents {n, m}; its errors. Local. Since 0.1. */
 PVEC_API pvec_status pvec_schema_add_tensor(pvec_schema_t schema, const char* name,
                                             pvec_dtype dtype, int64_t n, int64_t m, int* index);
-/** Number of properties declared so far. Errors: INVALID_HANDLE, INVALID_ARGUMENT. */
+/** Number of properties declared so far. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (count NULL). Since 0.1. */
 PVEC_API pvec_status pvec_schema_get_count(pvec_schema_t schema, int* count);
 
 /* ======================================================================================= */
@@ -410,8 +415,8 @@ typedef struct pvec_vector_desc {
 /** Fill *desc with the defaults of PVEC_VECTOR_DESC_INIT (for languages without macros). It
  *  writes sizeof(pvec_vector_desc) of the loaded library, so it is for bindings that ship
  *  with the library (Python, Fortran); a program compiled against pvec.h uses
- *  PVEC_VECTOR_DESC_INIT, which stays right when a later pvec appends fields.
- *  Errors: INVALID_ARGUMENT. */
+ *  PVEC_VECTOR_DESC_INIT, which stays right when a later pvec appends fields. Local; callable
+ *  at any time. Errors: INVALID_ARGUMENT (desc NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_desc_init(pvec_vector_desc* desc);
 
 /** Create a vector of desc->n_particles particles (placed as desc->placement says) with the
@@ -428,39 +433,54 @@ PVEC_API pvec_status pvec_vector_desc_init(pvec_vector_desc* desc);
 PVEC_API pvec_status pvec_vector_create(const pvec_vector_desc* desc, pvec_schema_t schema,
                                         pvec_vector_t* out);
 
-/** Destroy a vector and free both mirrors. Pointers from it become invalid. Collective.
- *  Errors: INVALID_HANDLE. */
+/** Destroy a vector and free both mirrors (buffers held by pvec_vector_retain excepted).
+ *  Invalidates every pointer and layout from it; its cell and Verlet lists then return
+ *  INVALID_HANDLE (destroy them still). Collective. Errors: INVALID_HANDLE. Since 0.1. */
 PVEC_API pvec_status pvec_vector_destroy(pvec_vector_t vec);
 
 /* ---- Queries (local, cheap: no synchronisation) ---------------------------------------- */
+/* Each writes its out-parameter only on success. */
 
-/** Number of local (owned) particles. */
+/** Number of local (owned) particles. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out-pointer NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_size(pvec_vector_t vec, int64_t* n_local);
-/** Number of ghost particles after the local ones (0 until pvec_ghost_get). */
+/** Number of ghost particles after the local ones (0 until pvec_ghost_get). Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out-pointer NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_ghost_size(pvec_vector_t vec, int64_t* n_ghost);
-/** Capacity C shared by every property: the component stride in elements. */
+/** Capacity C shared by every property: the component stride in elements. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out-pointer NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_capacity(pvec_vector_t vec, int64_t* capacity);
-/** Space dimension. */
+/** Space dimension. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out-pointer NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_dim(pvec_vector_t vec, int* dim);
-/** Position dtype (FLOAT32 or FLOAT64). */
+/** Position dtype (FLOAT32 or FLOAT64). Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out-pointer NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_pos_dtype(pvec_vector_t vec, pvec_dtype* dtype);
-/** Domain box: lo and hi each receive dim values (either may be NULL). */
+/** Domain box: lo and hi each receive dim values (either may be NULL, not both). Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (both NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_domain(pvec_vector_t vec, double* lo, double* hi);
-/** Boundary conditions: bc receives dim pvec_boundary values. */
+/** Boundary conditions: bc receives dim pvec_boundary values. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out-pointer NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_boundaries(pvec_vector_t vec, int* bc);
-/** Ghost width given at creation. */
+/** Ghost width given at creation. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out-pointer NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_ghost_width(pvec_vector_t vec, double* width);
-/** Number of properties (positions not counted). */
+/** Number of properties (positions not counted). Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out-pointer NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_prop_count(pvec_vector_t vec, int* count);
-/** Index of the property called name (PVEC_POS for "pos"). Errors: INVALID_ARGUMENT when
- *  no property has that name. */
+/** Index of the property called name (PVEC_POS for "pos"). Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (name or prop NULL; no property has that name).
+ *  Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_prop_index(pvec_vector_t vec, const char* name, int* prop);
-/** Backend in use: PVEC_BACKEND_HOST or PVEC_BACKEND_CUDA (never AUTO). */
+/** Backend in use: PVEC_BACKEND_HOST or PVEC_BACKEND_CUDA (never AUTO). Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out-pointer NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_backend(pvec_vector_t vec, pvec_backend* backend);
 /** CUDA device ordinal of the device mirror (the device current at creation), or -1 with
- *  the host backend. Since 0.1. */
+ *  the host backend. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out-pointer NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_device(pvec_vector_t vec, int* device);
-/** Generation counter: incremented by every reallocation or reordering of the buffers. */
+/** Generation counter: incremented by every reallocation or reordering of the buffers. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out-pointer NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_generation(pvec_vector_t vec, uint64_t* generation);
 
 /* ---- Changing the number of particles ------------------------------------------------- */
@@ -468,32 +488,39 @@ PVEC_API pvec_status pvec_vector_get_generation(pvec_vector_t vec, uint64_t* gen
  * result, and are local (not collective). They invalidate pointers when they reallocate,
  * which the generation counter shows. On error nothing changes. */
 
-/** Make capacity >= n (exactly n rounded up to 64 when it grows). Data kept.
- *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (n < 0), OVERFLOW, OUT_OF_MEMORY, CUDA. */
+/** Make capacity >= n (exactly n rounded up to 64 when it grows). Data kept. Local.
+ *  Invalidates pointers when it grows; drops the ghosts; lists become stale.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (n < 0), OVERFLOW, OUT_OF_MEMORY, CUDA.
+ *  Since 0.1. */
 PVEC_API pvec_status pvec_vector_reserve(pvec_vector_t vec, int64_t n);
 
 /** Set the local size to n. Particles [0, min(n, old)) keep their values; new particles are
- *  zero on both mirrors. Grows capacity exactly (n rounded up to 64) when needed.
- *  Errors: as pvec_vector_reserve. */
+ *  zero on both mirrors. Grows capacity exactly (n rounded up to 64) when needed. Local.
+ *  Invalidates pointers when it grows; drops the ghosts; lists become stale.
+ *  Errors: as pvec_vector_reserve. Since 0.1. */
 PVEC_API pvec_status pvec_vector_resize(pvec_vector_t vec, int64_t n);
 
 /** Append k zero-initialised particles (both mirrors) at the end of the local ones, growing
  *  the capacity geometrically (to max(2*C, needed) rounded to 64) so that n appends cost
  *  O(n). *first (may be NULL) receives the index of the first new particle (the old n_local,
- *  also when k == 0).
- *  Errors: as pvec_vector_reserve (k < 0 is INVALID_ARGUMENT). */
+ *  also when k == 0). Local. Invalidates pointers when it grows; drops the ghosts;
+ *  lists become stale.
+ *  Errors: as pvec_vector_reserve (k < 0 is INVALID_ARGUMENT). Since 0.1. */
 PVEC_API pvec_status pvec_vector_append(pvec_vector_t vec, int64_t k, int64_t* first);
 
 /** Remove the local particles whose indices are listed (any order). The others keep their
  *  relative order and are packed to [0, n - count). Never reallocates, but reorders, so
- *  the generation is incremented when count > 0.
+ *  the generation is incremented (pointers into rows are invalid) when count > 0; drops the
+ *  ghosts; lists become stale. Local.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (indices NULL with count > 0, count < 0,
- *  duplicate index), OUT_OF_RANGE (an index outside [0, n_local)), OUT_OF_MEMORY, CUDA. */
+ *  duplicate index), OUT_OF_RANGE (an index outside [0, n_local)), OUT_OF_MEMORY, CUDA.
+ *  Since 0.1. */
 PVEC_API pvec_status pvec_vector_remove(pvec_vector_t vec, const int64_t* indices, int64_t count);
 
 /** Reduce the capacity to the local size rounded up to 64 (at least 64). Data kept. Also
  *  gives back the page-locked blocks that blocking transfers of pageable mirrors keep.
- *  Errors: INVALID_HANDLE, OUT_OF_MEMORY, CUDA. */
+ *  Local. Invalidates pointers when the capacity changes; drops the ghosts; lists become
+ *  stale. Errors: INVALID_HANDLE, OUT_OF_MEMORY, CUDA. Since 0.1. */
 PVEC_API pvec_status pvec_vector_shrink_to_fit(pvec_vector_t vec);
 
 /* ======================================================================================= */
@@ -533,7 +560,7 @@ typedef struct pvec_layout {
 /** Fill *out (whose struct_size the caller sets) for property prop or PVEC_POS; no byte
  *  beyond out->struct_size is written.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL or struct_size below PVEC_LAYOUT_SIZE_V1),
- *  OUT_OF_RANGE (prop). Valid until the generation changes. Since 0.1. */
+ *  OUT_OF_RANGE (prop). Local. Valid until the generation changes. Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_layout(pvec_vector_t vec, int prop, pvec_layout* out);
 
 /** The layouts of several properties in one call, for refreshing a kernel's pointers after
@@ -549,13 +576,13 @@ PVEC_API pvec_status pvec_vector_get_layouts(pvec_vector_t vec, const int* props
                                              pvec_layout* out, int n_out);
 
 /** Host mirror of property prop (or PVEC_POS): element (i, c) at ptr[c*capacity + i].
- *  Returns NULL on error (INVALID_HANDLE, OUT_OF_RANGE; see pvec_last_error). Valid until
- *  the generation changes. Since 0.1. */
+ *  Returns NULL on error (INVALID_HANDLE, OUT_OF_RANGE; see pvec_last_error). Local. Valid
+ *  until the generation changes. Since 0.1. */
 PVEC_API void* pvec_host_ptr(pvec_vector_t vec, int prop);
 
 /** Device mirror of property prop (or PVEC_POS), to pass to a CUDA kernel; the same layout
  *  as the host mirror. With the host backend it is the second host allocation. Returns
- *  NULL on error. Valid until the generation changes. Since 0.1. */
+ *  NULL on error (as pvec_host_ptr). Local. Valid until the generation changes. Since 0.1. */
 PVEC_API void* pvec_device_ptr(pvec_vector_t vec, int prop);
 
 /* ---- Retention: memory that outlives the vector ---------------------------------------- */
@@ -595,34 +622,41 @@ typedef struct CUstream_st* pvec_stream_t;
 
 /** Stream on which pvec orders this vector's own device work (growth copies, zero fill,
  *  removal, map, ghost exchange) and the blocking transfers. Default NULL. The caller
- *  keeps the stream alive while the vector uses it. Errors: INVALID_HANDLE. */
+ *  keeps the stream alive while the vector uses it. Local. Errors: INVALID_HANDLE.
+ *  Since 0.1. */
 PVEC_API pvec_status pvec_vector_set_stream(pvec_vector_t vec, pvec_stream_t stream);
+/** The stream set by pvec_vector_set_stream (NULL by default). Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (stream NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_stream(pvec_vector_t vec, pvec_stream_t* stream);
 
 /** Copy the listed properties (PVEC_POS for positions) from host to device mirror, live
  *  particles [0, n_local + n_ghost) of each component only, one 2D copy per property.
  *  props == NULL means every property and the positions (nprops ignored). Blocks until
- *  the copies are done, after the work ordered on the vector's stream. Invalidates nothing.
+ *  the copies are done, after the work ordered on the vector's stream. Local. Invalidates
+ *  nothing.
  *  With pageable host mirrors (PVEC_HOST_PAGEABLE), from 16 MiB in all and two or more host
  *  threads, the copies go through page-locked blocks on up to 8 host threads, which the
  *  vector keeps (16 MiB) until pvec_vector_shrink_to_fit or its destruction (docs/layout.md);
- *  PVEC_STAGED_TRANSFER=0 in the environment turns that off.
+ *  the option PVEC_STAGED_TRANSFER=0 turns that off.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (nprops < 0, a repeated index), OUT_OF_RANGE,
  *  CUDA. Nothing is copied on an argument error. Since 0.1. */
 PVEC_API pvec_status pvec_host_to_device(pvec_vector_t vec, const int* props, int nprops);
-/** The reverse of pvec_host_to_device. */
+/** The reverse of pvec_host_to_device: the same rows, errors and rules. Local. Since 0.1. */
 PVEC_API pvec_status pvec_device_to_host(pvec_vector_t vec, const int* props, int nprops);
 
 /** As pvec_host_to_device, ordered on stream and returning without waiting. The data must
  *  not be touched or reallocated before the stream reaches the copy. With pageable host
- *  memory the CUDA runtime may complete part of the copy before returning. */
+ *  memory the CUDA runtime may complete part of the copy before returning. Local.
+ *  Errors: those of pvec_host_to_device. Since 0.1. */
 PVEC_API pvec_status pvec_host_to_device_async(pvec_vector_t vec, const int* props, int nprops,
                                                pvec_stream_t stream);
-/** As pvec_device_to_host, ordered on stream and returning without waiting. */
+/** As pvec_device_to_host, ordered on stream and returning without waiting. Local.
+ *  Errors: those of pvec_device_to_host. Since 0.1. */
 PVEC_API pvec_status pvec_device_to_host_async(pvec_vector_t vec, const int* props, int nprops,
                                                pvec_stream_t stream);
 
-/** Wait until all work pvec ordered on the vector's stream is done. */
+/** Wait until all work pvec ordered on the vector's stream is done. Local.
+ *  Errors: INVALID_HANDLE, CUDA. Since 0.1. */
 PVEC_API pvec_status pvec_vector_synchronize(pvec_vector_t vec);
 
 /* ======================================================================================= */
@@ -670,17 +704,22 @@ typedef enum pvec_reduce_op {
   PVEC_REDUCE_REPLACE = 3
 } pvec_reduce_op;
 
-/** This process's rank and the communicator's size. */
+/** This process's rank in the vector's communicator. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (rank NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_rank(pvec_vector_t vec, int* rank);
+/** The number of ranks of the vector's communicator. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (size NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_nranks(pvec_vector_t vec, int* size);
 
 /** Subdomain owned by this rank (dim values each; lo or hi may be NULL, not both). A particle
- * belongs to the rank whose half-open box [lo, hi) contains it; the last rank along a dimension
- * also owns hi of a non-periodic domain. */
+ *  belongs to the rank whose half-open box [lo, hi) contains it; the last rank along a
+ *  dimension also owns hi of a non-periodic domain. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (both NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_subdomain(pvec_vector_t vec, double* lo, double* hi);
 
-/** Rank that owns point x (dim coordinates; periodic dimensions are wrapped first).
- *  Errors: INVALID_ARGUMENT when x is outside a non-periodic boundary or not finite. */
+/** Rank that owns point x (dim coordinates; periodic dimensions are wrapped first). Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (x or rank NULL; x outside a non-periodic
+ *  boundary or not finite). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_owner_rank(pvec_vector_t vec, const double* x, int* rank);
 
 /** Send every local particle, with all properties, to the rank owning its position;
@@ -696,7 +735,8 @@ PVEC_API pvec_status pvec_vector_get_owner_rank(pvec_vector_t vec, const double*
  *  grow). flags: PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT, PARTICLES_OUTSIDE, OUT_OF_MEMORY, CUDA, MPI,
  *  NOT_SUPPORTED (PVEC_ON_DEVICE with more than 2^31-1 local particles on a rank: the GPU
- *  selection and sort count in int; that rank returns it, the others MPI, nothing changes). */
+ *  selection and sort count in int; that rank returns it, the others MPI, nothing changes).
+ *  Since 0.1. */
 PVEC_API pvec_status pvec_map(pvec_vector_t vec, unsigned flags, int64_t* n_removed);
 
 /** Replace the ghosts by copies of every particle (of any rank, this one included) that lies
@@ -707,7 +747,7 @@ PVEC_API pvec_status pvec_map(pvec_vector_t vec, unsigned flags, int64_t* n_remo
  *  Invalidates pointers (may grow). flags: PVEC_ON_DEVICE, PVEC_GHOST_REUSE_PLAN,
  *  PVEC_GHOST_SKIP_POSITIONS. Errors: INVALID_HANDLE, INVALID_ARGUMENT, OUT_OF_RANGE,
  *  OUT_OF_MEMORY, CUDA, MPI, NOT_SUPPORTED (PVEC_ON_DEVICE with more than 2^31-1 local
- *  particles or ghost entries on a rank, as for pvec_map). */
+ *  particles or ghost entries on a rank, as for pvec_map). Since 0.1. */
 PVEC_API pvec_status pvec_ghost_get(pvec_vector_t vec, const int* props, int nprops,
                                     unsigned flags);
 
@@ -721,10 +761,11 @@ PVEC_API pvec_status pvec_ghost_get(pvec_vector_t vec, const int* props, int npr
  *  OUT_OF_MEMORY (a message buffer could not grow; nothing changed), CUDA, MPI.
  *
  *  Messages of pvec_map, pvec_ghost_get and pvec_ghost_put: host data goes through shared
- *  memory when every rank runs on one node (PVEC_SHM=0 turns that off), else through MPI;
+ *  memory when every rank runs on one node (option PVEC_SHM=0 turns that off), else through MPI;
  *  device data goes device to device through CUDA IPC when every rank runs the CUDA backend
- *  on one node (PVEC_IPC=0 turns that off), else through a CUDA-aware MPI or staged through
- *  pinned host memory. pvec_op_stats.transport tells which (see pvec_transport). */
+ *  on one node (option PVEC_IPC=0 turns that off), else through a CUDA-aware MPI or staged through
+ *  pinned host memory. pvec_op_stats.transport tells which (see pvec_transport). The options
+ *  PVEC_SHM and PVEC_IPC are docs/options.md's. Since 0.1. */
 PVEC_API pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int nprops,
                                     pvec_reduce_op op, unsigned flags);
 
@@ -746,9 +787,13 @@ typedef struct pvec_memory_stats {
 /** Size of the first layout of pvec_memory_stats: the smallest struct_size
  *  pvec_memory_get_stats accepts. Since 0.1. */
 #define PVEC_MEMORY_STATS_SIZE_V1 (offsetof(pvec_memory_stats, device_allocs) + sizeof(int64_t))
+#define PVEC_MEMORY_STATS_INIT \
+  { sizeof(pvec_memory_stats), 0, 0, 0, 0, 0, 0 }
 
-/** Read the memory accounting into *out; no byte beyond out->struct_size is written.
- *  Errors: INVALID_ARGUMENT (out NULL, or struct_size below PVEC_MEMORY_STATS_SIZE_V1). */
+/** Read the memory accounting into *out; no byte beyond out->struct_size is written. Local;
+ *  callable at any time (after pvec_finalize too, to check that everything was freed).
+ *  Errors: INVALID_ARGUMENT (out NULL, or struct_size below PVEC_MEMORY_STATS_SIZE_V1).
+ *  Since 0.1. */
 PVEC_API pvec_status pvec_memory_get_stats(pvec_memory_stats* out);
 
 /** How the messages of a distribution call travelled (pvec_op_stats.transport). */
@@ -762,14 +807,14 @@ typedef enum pvec_transport {
   PVEC_TRANSPORT_MPI_STAGED = 2,
   /** Device to device through CUDA inter-process memory: every rank on one node with the
    *  CUDA backend (each rank maps the others' receive buffers; MPI carries only sizes and
-   *  synchronisation). Used for device calls wherever it works; PVEC_IPC=0 in the
-   *  environment turns it off. */
+   *  synchronisation). Used for device calls wherever it works; the option PVEC_IPC=0 turns
+   *  it off. */
   PVEC_TRANSPORT_CUDA_IPC = 3,
   /** Host data through shared memory: every rank on one node, on one backend. Each rank packs
    *  its blocks into its segment of a window every rank maps (MPI-3 shared memory) and the
    *  receivers read them there, straight into their rows; MPI carries only a notice per
-   *  block. Used for host calls wherever it works; PVEC_SHM=0 in the environment turns it
-   *  off (MPI then carries the blocks). */
+   *  block. Used for host calls wherever it works; the option PVEC_SHM=0 turns it off (MPI
+   *  then carries the blocks). */
   PVEC_TRANSPORT_SHARED_MEMORY = 4
 } pvec_transport;
 
@@ -787,24 +832,23 @@ typedef struct pvec_op_stats {
   /** Of particles_sent (and of particles_received): the ghost entries this rank sends itself,
    *  its periodic images. ghost_get writes them straight into the ghost rows and ghost_put
    *  reduces them straight from there; they are in no message, so bytes_sent and
-   *  bytes_received leave them out. Zero for map. (The field came after the first layout.) */
+   *  bytes_received leave them out. Zero for map. */
   int64_t particles_self;
-  /** The pvec_transport the call's messages took (the same on every rank). (The field came
-   *  after the second layout.) */
+  /** The pvec_transport the call's messages took (the same on every rank). */
   int64_t transport;
 } pvec_op_stats;
 
-/** Size of the first layout of pvec_op_stats (without particles_self): the smallest
- *  struct_size that pvec_vector_get_op_stats accepts. */
-#define PVEC_OP_STATS_SIZE_V1 (sizeof(size_t) + 2 * sizeof(double) + 4 * sizeof(int64_t))
-/** Size of the second layout (with particles_self, without transport). */
-#define PVEC_OP_STATS_SIZE_V2 (PVEC_OP_STATS_SIZE_V1 + sizeof(int64_t))
+/** Size of the first layout of pvec_op_stats: the smallest struct_size that
+ *  pvec_vector_get_op_stats accepts. Since 0.1. */
+#define PVEC_OP_STATS_SIZE_V1 (offsetof(pvec_op_stats, transport) + sizeof(int64_t))
+#define PVEC_OP_STATS_INIT \
+  { sizeof(pvec_op_stats), 0.0, 0.0, 0, 0, 0, 0, 0, 0 }
 
 /** Read the figures of the last distribution call on vec (zeros before the first). Fields
  *  beyond out->struct_size are not written, so a caller built against an older pvec.h gets
- *  the fields it knows.
+ *  the fields it knows. Local.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (out NULL, or struct_size below
- *  PVEC_OP_STATS_SIZE_V1). */
+ *  PVEC_OP_STATS_SIZE_V1). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_op_stats(pvec_vector_t vec, pvec_op_stats* out);
 
 /* ======================================================================================= */
@@ -1027,7 +1071,8 @@ PVEC_API pvec_status pvec_cell_list_build(pvec_cell_list_t list);
  *  build; the message says to rebuild). Since 0.1. */
 PVEC_API pvec_status pvec_cell_list_get_info(pvec_cell_list_t list, pvec_cell_list_info* out);
 
-/** Free the list (NULL: INVALID_HANDLE). Local. Since 0.1. */
+/** Free the list. Its arrays are invalid afterwards. Local.
+ *  Errors: INVALID_HANDLE (NULL, or already destroyed). Since 0.1. */
 PVEC_API pvec_status pvec_cell_list_destroy(pvec_cell_list_t list);
 
 /** Reorder the local particles of the host mirror (PVEC_ON_DEVICE: the device mirror) by
@@ -1117,7 +1162,8 @@ PVEC_API pvec_status pvec_verlet_get_info(pvec_verlet_t list, pvec_verlet_info* 
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (rebuild NULL), CUDA, MPI. Since 0.1. */
 PVEC_API pvec_status pvec_verlet_check(pvec_verlet_t list, int* rebuild);
 
-/** Free the list. Local. Since 0.1. */
+/** Free the list. Its arrays are invalid afterwards. Local.
+ *  Errors: INVALID_HANDLE (NULL, or already destroyed). Since 0.1. */
 PVEC_API pvec_status pvec_verlet_destroy(pvec_verlet_t list);
 
 #ifdef __cplusplus

@@ -20,10 +20,8 @@ extern "C" pvec_status pvec_memory_get_stats(pvec_memory_stats* out) {
 extern "C" pvec_status pvec_vector_get_op_stats(pvec_vector_t vec, pvec_op_stats* out) {
   return guard("pvec_vector_get_op_stats", [&] {
     auto& v = vec_of(vec);
-    static_assert(PVEC_OP_STATS_SIZE_V1 == offsetof(pvec_op_stats, particles_self),
-                  "PVEC_OP_STATS_SIZE_V1 is the first layout");
-    static_assert(PVEC_OP_STATS_SIZE_V2 == offsetof(pvec_op_stats, transport),
-                  "PVEC_OP_STATS_SIZE_V2 is the second layout");
+    static_assert(PVEC_OP_STATS_SIZE_V1 == sizeof(pvec_op_stats),
+                  "PVEC_OP_STATS_SIZE_V1 is the whole of the first layout");
     versioned_size(out, PVEC_OP_STATS_SIZE_V1, "out", "pvec_op_stats");
     const auto& s = v.last_stats();
     pvec_op_stats o{};

@@ -22,6 +22,11 @@
 static int run(void) {
   pvec_vector_desc desc = PVEC_VECTOR_DESC_INIT;
   pvec_layout layout = PVEC_LAYOUT_INIT;
+  pvec_memory_stats mem = PVEC_MEMORY_STATS_INIT;
+  pvec_op_stats ops = PVEC_OP_STATS_INIT;
+  pvec_option_info option = PVEC_OPTION_INFO_INIT;
+  pvec_cell_list_info cells = PVEC_CELL_LIST_INFO_INIT;
+  pvec_verlet_info verlet = PVEC_VERLET_INFO_INIT;
   pvec_schema_t schema = NULL;
   pvec_vector_t vec = NULL;
   const int64_t extents[PVEC_MAX_RANK] = {2, 2};
@@ -36,6 +41,12 @@ static int run(void) {
   EXPECT(strcmp(pvec_status_string(PVEC_SUCCESS), pvec_status_string(PVEC_ERROR_OVERFLOW)));
   EXPECT(flags == 3u);
   EXPECT(PVEC_MAX_DIM == 4 && PVEC_MAX_NAME == 63 && PVEC_POS == -1);
+  /* Every versioned struct's initializer sets struct_size. */
+  EXPECT(mem.struct_size == sizeof mem && ops.struct_size == sizeof ops);
+  EXPECT(option.struct_size == sizeof option && cells.struct_size == sizeof cells);
+  EXPECT(verlet.struct_size == sizeof verlet);
+  EXPECT(pvec_memory_get_stats(&mem) == PVEC_SUCCESS);
+  EXPECT(pvec_options_get_info(0, &option) == PVEC_SUCCESS && option.name != NULL);
 
   EXPECT(pvec_schema_create(&schema) == PVEC_SUCCESS);
   EXPECT(pvec_schema_add_scalar(schema, "scalar", PVEC_FLOAT32, NULL) == PVEC_SUCCESS);
@@ -58,6 +69,7 @@ static int run(void) {
   EXPECT(pvec_schema_destroy(schema) == PVEC_SUCCESS);
   EXPECT(pvec_vector_get_capacity(vec, &capacity) == PVEC_SUCCESS);
   EXPECT(capacity == 128);
+  EXPECT(pvec_vector_get_op_stats(vec, &ops) == PVEC_SUCCESS && ops.transport == 0);
 
   EXPECT(layout.struct_size == sizeof(pvec_layout));
   EXPECT(pvec_vector_get_layout(vec, 1, &layout) == PVEC_SUCCESS);

@@ -423,6 +423,30 @@ std::vector<Row> build_rows(Ctx& c) {
   add("pvec_initialized", "flag NULL", IA, [](Ctx&) { return pvec_initialized(nullptr); });
   add("pvec_cuda_device_count", "count NULL", IA,
       [](Ctx&) { return pvec_cuda_device_count(nullptr); });
+  add("pvec_options_get_count", "count NULL", IA,
+      [](Ctx&) { return pvec_options_get_count(nullptr); });
+  add("pvec_options_get_info", "out NULL", IA,
+      [](Ctx&) { return pvec_options_get_info(0, nullptr); });
+  for (int index : {-1, 6, std::numeric_limits<int>::max(), std::numeric_limits<int>::min()})
+    add("pvec_options_get_info", "index " + std::to_string(index), PVEC_ERROR_OUT_OF_RANGE,
+        [index](Ctx&) {
+          pvec_option_info o = PVEC_OPTION_INFO_INIT;
+          return pvec_options_get_info(index, &o);
+        });
+  for (size_t sz : {size_t{0}, size_t{PVEC_OPTION_INFO_SIZE_V1} - 1})
+    add("pvec_options_get_info", "struct_size " + std::to_string(sz), IA, [sz](Ctx&) {
+      pvec_option_info o;
+      o.struct_size = sz;
+      return pvec_options_get_info(0, &o);
+    });
+  add("pvec_options_get_text", "text NULL", IA,
+      [](Ctx&) { return pvec_options_get_text(nullptr); });
+  add("pvec_options_set", "name NULL", IA, [](Ctx&) { return pvec_options_set(nullptr, "1"); });
+  add("pvec_options_set", "unknown name", IA,
+      [](Ctx&) { return pvec_options_set("PVEC_UNKNOWN", "1"); });
+  for (const char* bad : {"2", "-1", "on", " 1", "1 ", "0x1", "99999999999999999999"})
+    add("pvec_options_set", std::string("PVEC_SHM=\"") + bad + "\"", IA,
+        [bad](Ctx&) { return pvec_options_set("PVEC_SHM", bad); });
 
   // ---- Section 3: schemas. ----
   add("pvec_schema_create", "out NULL", IA, [](Ctx&) { return pvec_schema_create(nullptr); });
