@@ -1076,23 +1076,28 @@ PVEC_API pvec_status pvec_cell_list_get_info(pvec_cell_list_t list, pvec_cell_li
 PVEC_API pvec_status pvec_cell_list_destroy(pvec_cell_list_t list);
 
 /** Reorder the local particles of the host mirror (PVEC_ON_DEVICE: the device mirror) by
- *  the cells of width cell_width (the cutoff, typically): all properties and the positions,
- *  stably (particles of one cell keep their relative order). With PVEC_SORT_MORTON the cells
- *  follow a Z-order curve, with PVEC_SORT_HALO_FIRST the halo-first order (the flag says
- *  what; the cell lists' `sorted` is then 0: their row-major cells need the indirection);
- *  with PVEC_SORT_BOTH_MIRRORS the other mirror is permuted the same
- *  way (else it keeps the old order, as after pvec_map). Ghost rows do not move; the next
- *  ghost_get brings ghosts in the order of their owners' (sorted) rows. Local, not
- *  collective. When the rows are in cell order already nothing moves and nothing is
+ *  cell: all properties and the positions, stably (particles of one cell keep their relative
+ *  order). The cells are those of a cell list of cutoff cell_width (cell_width the cutoff,
+ *  typically) with one cell per cutoff: a grid over the subdomain widened by the ghost width,
+ *  origin at its low corner, cells at least cell_width wide (pvec_cell_list_info gives the same
+ *  origin and widths). Row-major cell order by default (the last dimension fastest); with
+ *  PVEC_SORT_MORTON the cells follow the Z-order curve: cell coordinates interleaved bit by bit
+ *  from the highest bit, dimension 0 first within a bit (so (c0, c1) = (1, 0) comes after
+ *  (0, 1)); with PVEC_SORT_HALO_FIRST the halo-first order (the flag says what). The cell
+ *  lists' `sorted` is 1 only after a row-major sort. With PVEC_SORT_BOTH_MIRRORS the other
+ *  mirror is permuted the same way (else it keeps the old order, as after pvec_map). Ghost
+ *  rows do not move; the next ghost_get brings ghosts in the order of their owners' (sorted)
+ *  rows. Local. When the rows are in cell order already nothing moves and nothing is
  *  invalidated; otherwise the generation changes (pointers are invalid: each column gets a
  *  new buffer, the old one is kept as spare for the next sort and counted by
- *  pvec_memory_stats), the ghost plan is forgotten (the next ghost_get builds one) and lists
- *  are stale. *moved (may be NULL) tells which. Errors: INVALID_HANDLE, INVALID_ARGUMENT
- *  (unknown flags, PVEC_SORT_MORTON with PVEC_SORT_HALO_FIRST, cell_width not positive and
- *  finite, a NaN or infinite local position),
- *  NOT_SUPPORTED (dimension 4; 2^31 rows or cells; PVEC_SORT_MORTON beyond 2^10 cells per
- *  dimension in 3D, 2^15 in 2D), OUT_OF_MEMORY; the vector is unchanged on error.
- *  Since 0.1. */
+ *  pvec_memory_get_stats), the ghost plan is forgotten (the next ghost_get builds one) and
+ *  lists are stale. *moved (may be NULL) tells which. Work memory, kept by the vector for the
+ *  next sort and counted by pvec_memory_get_stats: O(local rows + cells) in every order (a
+ *  few 4-byte entries per row and per cell), besides the spare columns.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (unknown flags, PVEC_SORT_MORTON with
+ *  PVEC_SORT_HALO_FIRST, cell_width not positive and finite, a NaN or infinite local
+ *  position), NOT_SUPPORTED (dimension 4; 2^31 rows or cells), OUT_OF_MEMORY, CUDA; the vector
+ *  is unchanged on error. Since 0.1. */
 PVEC_API pvec_status pvec_vector_sort(pvec_vector_t vec, double cell_width, unsigned flags,
                                       int* moved);
 

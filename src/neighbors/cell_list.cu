@@ -13,49 +13,15 @@
 namespace pvec::impl {
 namespace {
 
-// Bit b of x moved to bit DIM * b (DIM = 2: 16 bits; DIM = 3: 10 bits), by the usual
-// shift-and-mask steps.
-template <int DIM>
-PVEC_HD inline uint32_t spread_bits(uint32_t x) {
-  if (DIM == 3) {
-    x &= 0x3ffu;
-    x = (x | (x << 16)) & 0x30000ffu;
-    x = (x | (x << 8)) & 0x300f00fu;
-    x = (x | (x << 4)) & 0x30c30c3u;
-    return (x | (x << 2)) & 0x9249249u;
-  }
-  if (DIM == 2) {
-    x &= 0xffffu;
-    x = (x | (x << 8)) & 0x00ff00ffu;
-    x = (x | (x << 4)) & 0x0f0f0f0fu;
-    x = (x | (x << 2)) & 0x33333333u;
-    return (x | (x << 1)) & 0x55555555u;
-  }
-  return x;
-}
-
-// Interleaves the low `bits` bits of the DIM coordinates, dimension 0 most significant (bit b
-// of coordinate d lands at DIM * b + DIM - 1 - d; bits * DIM <= 30, checked by the caller).
-template <int DIM>
-PVEC_HD inline int32_t morton(const int64_t* c, int bits) {
-  const uint32_t mask = bits >= 32 ? ~0u : (1u << bits) - 1u;
-  uint32_t key = 0;
-  PVEC_UNROLL
-  for (int d = 0; d < DIM; ++d)
-    key |= spread_bits<DIM>(static_cast<uint32_t>(c[d]) & mask) << (DIM - 1 - d);
-  return static_cast<int32_t>(key);
-}
-
-// The key of a cell: row-major, or its Morton code with morton_bits > 0.
+// The key of a cell: row-major, or with a rank table (the Morton order) the cell's entry there.
 struct GridOrder {
-  int morton_bits;
+  const int32_t* rank;
   template <int DIM>
   PVEC_HD int32_t key(const pvec::cell_list_view& g, const int64_t* c) const {
-    if (morton_bits > 0) return morton<DIM>(c, morton_bits);
     int64_t k = c[0];
     PVEC_UNROLL
     for (int d = 1; d < DIM; ++d) k = k * g.dims[d] + c[d];
-    return static_cast<int32_t>(k);
+    return rank != nullptr ? rank[k] : static_cast<int32_t>(k);
   }
 };
 
@@ -229,7 +195,7 @@ void run_cell_keys(const Exec& exec, int64_t n, const CellKeys<T, DIM, Order>& k
 }  // namespace
 
 void cell_keys(const Exec& exec, pvec_dtype pos_dtype, const void* pos, int64_t capacity,
-               const pvec::cell_list_view& g, int64_t n, int64_t n_sorted, int morton_bits,
+               const pvec::cell_list_view& g, int64_t n, int64_t n_sorted, const int32_t* rank,
                int32_t* keys, int32_t* flags, int64_t n_split, int32_t* iota,
                const HaloOrder* halo) {
   const int64_t split = n_split < 0 ? n_sorted : n_split;
@@ -245,7 +211,7 @@ void cell_keys(const Exec& exec, pvec_dtype pos_dtype, const void* pos, int64_t 
       else
         run_cell_keys(exec, n,
                       CellKeys<T, D.value, GridOrder>{g, p, capacity, n_sorted, split,
-                                                      GridOrder{morton_bits}, keys, flags, iota});
+                                                      GridOrder{rank}, keys, flags, iota});
     });
   });
 }
@@ -281,7 +247,7 @@ void CellList::build(const NeighborInput& in, const CellListParams& p) {
   zero_2d(flags, sizeof(int32_t), sizeof(int32_t), 1, ex.on_device, ex.stream);
   // Keys in one pass over the positions, which also sees whether the local rows (flag bit 1)
   // and the rows after them (bit 2) are in cell order; rows all in order need no sort.
-  cell_keys(ex, in.pos_dtype, pos, ps.capacity(), g, n, n, 0, keys, flags, n_local, identity);
+  cell_keys(ex, in.pos_dtype, pos, ps.capacity(), g, n, n, nullptr, keys, flags, n_local, identity);
   int32_t flags_host = 0;
   copy_bytes(&flags_host, flags, sizeof flags_host, ex.on_device, ex.stream);
   if (ex.on_device) stream_synchronize(ex.stream);

@@ -51,15 +51,15 @@ class CellList {
   BucketScratch scratch_;
 };
 
-// Keys of rows [0, n) by cell (row-major, or the Morton code of the cell with morton_bits
-// bits per dimension when morton_bits > 0, or the cell's rank in the halo-first order when halo
-// is given and enabled, morton_bits then 0), for the cell list and the locality sort. Sets
+// Keys of rows [0, n) by cell (row-major; or rank[c] of the row-major cell c when rank is given,
+// the locality sort's Morton ranks; or the cell's rank in the halo-first order when halo is given
+// and enabled, rank then null), for the cell list and the locality sort. Sets
 // flags bit 0 when a coordinate is NaN or infinite, bit 1 when the keys of rows [0, n_sorted)
 // decrease somewhere below row n_split (n_split < 0: n_sorted), bit 2 when they do at or
 // above it. With iota (may be null): also iota[r] = r for every row (the identity the sorts
 // start from, written while the rows are keyed). Queued on exec, not waited for.
 void cell_keys(const Exec& exec, pvec_dtype pos_dtype, const void* pos, int64_t capacity,
-               const pvec::cell_list_view& g, int64_t n, int64_t n_sorted, int morton_bits,
+               const pvec::cell_list_view& g, int64_t n, int64_t n_sorted, const int32_t* rank,
                int32_t* keys, int32_t* flags, int64_t n_split = -1, int32_t* iota = nullptr,
                const HaloOrder* halo = nullptr);
 

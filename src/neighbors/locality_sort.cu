@@ -9,6 +9,8 @@
 #include "common/hd.hpp"
 #include "neighbors/cell_grid.hpp"
 #include "neighbors/cell_list.hpp"
+#include "neighbors/morton_rank.hpp"
+#include "neighbors/neighbor_dispatch.hpp"
 
 #include <algorithm>
 
@@ -91,6 +93,21 @@ int bits_for_cells(int64_t cells) {
   return b;
 }
 
+// The Morton rank of every cell of g (morton_rank.hpp), computed when g's dimensions differ from
+// the last call's; ncells entries, on exec's side.
+const int32_t* morton_ranks(const Exec& ex, const pvec::cell_list_view& g, SortScratch& s) {
+  int32_t* rank = s.morton_rank.ensure_as<int32_t>(static_cast<size_t>(g.ncells));
+  if (std::equal(g.dims, g.dims + 3, s.morton_dims)) return rank;
+  const int bits = std::max(1, bits_for_cells(std::max(g.dims[0], std::max(g.dims[1], g.dims[2]))));
+  with_dim123(g.dim, [&](auto D) {
+    if constexpr (D.value > 1)
+      for_each(ex, g.ncells,
+               MortonRankTable<D.value>{{g.dims[0], g.dims[1], g.dims[2]}, bits, rank});
+  });
+  std::copy(g.dims, g.dims + 3, s.morton_dims);
+  return rank;
+}
+
 }  // namespace
 
 void* SortSpares::take(MemKind kind, size_t bytes) {
@@ -145,26 +162,18 @@ bool locality_sort(const NeighborInput& in, const SortParams& p, SortScratch& s)
     fail(PVEC_ERROR_INVALID_ARGUMENT,
          "PVEC_SORT_MORTON and PVEC_SORT_HALO_FIRST exclude each other (the halo-first order is "
          "row-major within its groups of cells)");
-  int morton_bits = 0;
-  int64_t buckets = g.ncells;
+  const int64_t buckets = g.ncells;
   HaloOrder halo;
   if (p.halo_first) halo = make_halo_order(g, in.ghost_width);
-  if (p.morton && g.dim > 1) {
-    int64_t widest = std::max(g.dims[0], std::max(g.dims[1], g.dims[2]));
-    morton_bits = std::max(1, bits_for_cells(widest));
-    if (morton_bits * g.dim > 30)
-      fail(PVEC_ERROR_NOT_SUPPORTED, "Morton order of ", widest,
-           " cells per dimension needs more than 30 bits; use a larger cell width or row-major "
-           "order (no PVEC_SORT_MORTON)");
-    buckets = int64_t{1} << (morton_bits * g.dim);
-  }
   if (n < 2) return false;
 
   const bool device = p.device;
   const Exec ex = ps.exec(device);
   const MemKind kind = device ? ps.device_kind() : MemKind::host;
   if (!s.kind_set || s.on_device != (kind == MemKind::device)) {
-    for (ScratchBuffer* b : {&s.keys, &s.offsets, &s.order, &s.flags}) b->set_kind(kind);
+    for (ScratchBuffer* b : {&s.keys, &s.offsets, &s.order, &s.flags, &s.morton_rank})
+      b->set_kind(kind);
+    s.morton_dims[0] = 0;  // the rank table (if any) is gone with the old kind
     s.bucket.set_kind(kind);
     s.order_other.set_kind(device ? MemKind::host : ps.device_kind());
     s.kind_set = true;
@@ -178,8 +187,9 @@ bool locality_sort(const NeighborInput& in, const SortParams& p, SortScratch& s)
   // stream of the pass, in place of a launch of its own).
   int32_t* identity =
       ex.on_device ? s.bucket.vals_in.ensure_as<int32_t>(static_cast<size_t>(n)) : nullptr;
-  cell_keys(ex, in.pos_dtype, ps.column(0).mirror(device), cap, g, n, n, morton_bits, keys, flags,
-            -1, identity, p.halo_first ? &halo : nullptr);
+  const int32_t* rank = p.morton && g.dim > 1 ? morton_ranks(ex, g, s) : nullptr;
+  cell_keys(ex, in.pos_dtype, ps.column(0).mirror(device), cap, g, n, n, rank, keys, flags, -1,
+            identity, p.halo_first ? &halo : nullptr);
   int32_t flags_host = 0;
   copy_bytes(&flags_host, flags, sizeof flags_host, ex.on_device, ex.stream);
   if (ex.on_device) stream_synchronize(ex.stream);

@@ -42,6 +42,10 @@ class SortSpares {
 
 struct SortScratch {
   ScratchBuffer keys, offsets, order, order_other, flags;
+  // The Morton rank of every cell of the last Morton sort's grid (morton_rank.hpp), kept while
+  // the grid's dimensions stay the same.
+  ScratchBuffer morton_rank;
+  int64_t morton_dims[3] = {0, 0, 0};
   BucketScratch bucket;
   SortSpares spares;
   bool on_device = false;
@@ -61,9 +65,9 @@ struct SortParams {
 // moved. Bumps the particle set's generation (the columns are new buffers). Returns whether
 // anything moved (false when the rows were in order already). Throws INVALID_ARGUMENT
 // (cell_width not positive and finite; a NaN or infinite position; morton with halo_first),
-// NOT_SUPPORTED (dimension 4;
-// 2^31 rows or cells; Morton order with more than 2^10 cells per dimension in 3D, 2^15 in 2D),
-// OUT_OF_MEMORY, CUDA; the vector is unchanged when it throws.
+// NOT_SUPPORTED (dimension 4; 2^31 rows or cells), OUT_OF_MEMORY, CUDA; the vector is unchanged
+// when it throws. Work memory: O(rows + cells) for every order (the keys, the order, the
+// buckets' offsets, a Morton rank per cell), kept for the next sort.
 bool locality_sort(const NeighborInput& in, const SortParams& p, SortScratch& s);
 
 }  // namespace pvec::impl

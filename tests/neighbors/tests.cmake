@@ -29,3 +29,14 @@ foreach(_t tile_sort tile_sort_gpu)
                                         SKIP_RETURN_CODE 77 TIMEOUT 600)
 endforeach()
 unset(_labels)
+
+# The locality sort's work memory on long thin grids (O(rows + cells) for every order).
+pvec_add_test(sort_memory SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_sort_memory.cpp RANKS 1 2
+              LABELS neighbors LIBS pvec_capi_test_util)
+target_compile_definitions(sort_memory PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
+
+# White box: the Morton rank of a cell against sorting the grid's cells by their codes.
+pvec_whitebox_program(morton_rank ${CMAKE_CURRENT_LIST_DIR}/test_morton_rank.cpp)
+add_test(NAME morton_rank COMMAND morton_rank)
+set_tests_properties(morton_rank PROPERTIES ENVIRONMENT "${PVEC_TEST_ENV}" LABELS neighbors
+                                            TIMEOUT 300)
