@@ -769,6 +769,39 @@ PVEC_API pvec_status pvec_ghost_get(pvec_vector_t vec, const int* props, int npr
 PVEC_API pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int nprops,
                                     pvec_reduce_op op, unsigned flags);
 
+/* ---- Reductions over the vector's communicator (docs/reductions.md) ---------------------- */
+
+/** Sum, minimum or maximum of each component of property prop (PVEC_POS: the positions) over
+ *  the local particles of every rank (ghosts excluded): result[c] for component c, ncomp
+ *  values (the property's components in layout order). On the host mirror, or on the device
+ *  mirror with PVEC_ON_DEVICE (read there: one reduction per component on the GPU, only the
+ *  results reach the host). result's type follows the property's: double for float32 and
+ *  float64 (float32 values are summed in double), int64_t for int32 and int64, uint64_t for
+ *  uint32 and uint64. A NaN in a component on any rank makes that result NaN (for every op).
+ *  With no local particle on any rank: 0 for PVEC_REDUCE_ADD, the type's largest value (+inf)
+ *  for MIN and its smallest (-inf) for MAX. The same result on every rank; the order of the
+ *  sum depends on the rank count, so float sums may differ in the last bits between runs on
+ *  different rank counts. Collective: every rank passes the same prop and op (checked: a rank
+ *  that does not makes every rank return INVALID_ARGUMENT). Invalidates nothing.
+ *  op: PVEC_REDUCE_ADD, PVEC_REDUCE_MIN or PVEC_REDUCE_MAX. flags: PVEC_ON_DEVICE.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (result NULL, unknown flags, op REPLACE or unknown,
+ *  ranks disagreeing), OUT_OF_RANGE (prop), CUDA, MPI (also on the other ranks when one
+ *  rank's local pass failed). result is written only on success. Since 0.1. */
+PVEC_API pvec_status pvec_vector_reduce(pvec_vector_t vec, int prop, pvec_reduce_op op,
+                                        unsigned flags, void* result);
+
+/** Combine the caller's values[0, count) of dtype (host memory) over the vector's
+ *  communicator, in place: the sum, minimum or maximum of each entry over the ranks (an energy
+ *  sum, a time step's minimum, a flag's maximum) without MPI in the program. Sums of 32-bit
+ *  types are computed in the type (they may overflow: pass 64-bit values for large sums). A
+ *  NaN in an entry on any rank makes that entry NaN everywhere. Collective: every rank passes
+ *  the same count, dtype and op (checked, as pvec_vector_reduce). count 0 is allowed.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (values NULL with count > 0, count < 0, unknown
+ *  dtype, op REPLACE or unknown, ranks disagreeing), NOT_SUPPORTED (count above 2^31 - 1),
+ *  MPI. The values are unchanged on error. Since 0.1. */
+PVEC_API pvec_status pvec_vector_allreduce(pvec_vector_t vec, void* values, int64_t count,
+                                           pvec_dtype dtype, pvec_reduce_op op);
+
 /* ======================================================================================= */
 /* 8. Diagnostics                                                                          */
 /* ======================================================================================= */

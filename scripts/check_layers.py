@@ -7,7 +7,7 @@ import os
 import re
 import sys
 
-LAYERS = ["common", "backend", "runtime", "memory", "primitives", "particles", "decomp", "comm",
+LAYERS = ["common", "backend", "runtime", "memory", "primitives", "particles", "decomp", "comm", "reduce",
           "exchange", "migrate", "halo", "neighbors", "vector", "io", "capi"]
 
 def main():

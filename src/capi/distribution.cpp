@@ -36,14 +36,6 @@ extern "C" pvec_status pvec_vector_get_owner_rank(pvec_vector_t vec, const doubl
   });
 }
 
-namespace {
-void check_flags(unsigned flags, unsigned allowed) {
-  if (flags & ~allowed)
-    fail(PVEC_ERROR_INVALID_ARGUMENT, "flags 0x", std::hex, flags & ~allowed,
-         " are not valid here");
-}
-}  // namespace
-
 extern "C" pvec_status pvec_map(pvec_vector_t vec, unsigned flags, int64_t* n_removed) {
   return guard("pvec_map", [&] {
     auto& v = vec_of(vec);

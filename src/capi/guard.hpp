@@ -82,6 +82,13 @@ void require_init();
 
 inline DistVector& vec_of(pvec_vector_t v) { return vectors().get(v); }
 
+// INVALID_ARGUMENT naming the flags outside allowed.
+inline void check_flags(unsigned flags, unsigned allowed) {
+  if ((flags & ~allowed) != 0)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "unknown flags 0x", std::hex, flags & ~allowed,
+         " (this call takes 0x", allowed, ")");
+}
+
 // Getter returning a pointer: NULL on error, message set.
 template <class F>
 void* pointer_guard(const char* fn, F&& body) {

@@ -16,12 +16,6 @@ using namespace pvec::impl::capi;
 
 namespace {
 
-void check_flags(unsigned flags, unsigned allowed) {
-  if (flags & ~allowed)
-    fail(PVEC_ERROR_INVALID_ARGUMENT, "flags 0x", std::hex, flags & ~allowed,
-         " are not valid here");
-}
-
 std::string path_arg(const char* p, const char* name) {
   if (p == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, name, " is NULL");
   if (*p == '\0') fail(PVEC_ERROR_INVALID_ARGUMENT, name, " is empty");

@@ -115,6 +115,20 @@ int64_t Communicator::allreduce_max(int64_t v) const {
   return out;
 }
 
+void Communicator::allreduce(void* values, int64_t count, pvec_dtype dtype, AllreduceOp op) const {
+  if (count <= 0) return;
+  if (count > INT32_MAX) fail(PVEC_ERROR_NOT_SUPPORTED, "an allreduce of ", count, " values");
+  const MPI_Datatype type = dtype == PVEC_FLOAT32   ? MPI_FLOAT
+                            : dtype == PVEC_FLOAT64 ? MPI_DOUBLE
+                            : dtype == PVEC_INT32   ? MPI_INT32_T
+                            : dtype == PVEC_INT64   ? MPI_INT64_T
+                            : dtype == PVEC_UINT32  ? MPI_UINT32_T
+                                                    : MPI_UINT64_T;
+  const MPI_Op mop = op == AllreduceOp::sum ? MPI_SUM : op == AllreduceOp::min ? MPI_MIN : MPI_MAX;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, values, static_cast<int>(count), type, mop, impl_->comm),
+            "MPI_Allreduce");
+}
+
 int64_t Communicator::exclusive_scan_sum(int64_t v) const {
   int64_t out = 0;
   check_mpi(MPI_Exscan(&v, &out, 1, MPI_INT64_T, MPI_SUM, impl_->comm), "MPI_Exscan");
@@ -237,6 +251,7 @@ Communicator::~Communicator() = default;
 int64_t Communicator::fortran_handle() const { return -1; }
 int64_t Communicator::allreduce_sum(int64_t v) const { return v; }
 int64_t Communicator::allreduce_max(int64_t v) const { return v; }
+void Communicator::allreduce(void*, int64_t, pvec_dtype, AllreduceOp) const {}
 int64_t Communicator::exclusive_scan_sum(int64_t) const { return 0; }
 void Communicator::allgather_bytes(const void* mine, size_t bytes, void* all) const {
   if (bytes > 0) std::memcpy(all, mine, bytes);

@@ -11,6 +11,8 @@
 
 namespace pvec::impl {
 
+enum class AllreduceOp { sum, min, max };
+
 class Communicator {
  public:
   // Duplicates the communicator (MPI_COMM_WORLD unless has_comm; comm_f is a Fortran handle).
@@ -25,6 +27,8 @@ class Communicator {
 
   int64_t allreduce_sum(int64_t v) const;
   int64_t allreduce_max(int64_t v) const;
+  // values[0, count) of dtype (any pvec_dtype), combined over the ranks in place.
+  void allreduce(void* values, int64_t count, pvec_dtype dtype, AllreduceOp op) const;
   int64_t exclusive_scan_sum(int64_t v) const;
   // Every rank learns whether any rank failed; used so that an error on one rank becomes an
   // error on all ranks instead of a hang.

@@ -200,6 +200,15 @@ bool DistVector::sort(const SortParams& p) {
   return moved;
 }
 
+void DistVector::reduce(int prop, AllreduceOp op, bool device, void* result) {
+  const int col = column_of(prop);
+  if (!reduce_kind_set_) {
+    for (ScratchBuffer* b : {&reduce_.tmp, &reduce_.out}) b->set_kind(ps_->device_kind());
+    reduce_kind_set_ = true;
+  }
+  reduce_column(*ps_, col, device, op, *comm_, reduce_, result);
+}
+
 void DistVector::transfer(bool to_device, const std::vector<int>& columns, void* stream,
                           bool wait) {
   ps_->transfer(to_device, columns, stream, wait);

@@ -13,6 +13,7 @@
 #include "neighbors/neighbor_input.hpp"
 #include "particles/particle_set.hpp"
 #include "particles/schema.hpp"
+#include "reduce/reduction.hpp"
 
 #include <pvec.h>
 
@@ -88,6 +89,11 @@ class DistVector {
   // pvec_vector_sort: reorders the local rows by cell; returns whether anything moved.
   bool sort(const SortParams& p);
 
+  // pvec_vector_reduce: each component of property prop (or PVEC_POS) over the local particles
+  // of every rank, on the host or device mirror, into result (ncomp values of
+  // widened(dtype)). Collective.
+  void reduce(int prop, AllreduceOp op, bool device, void* result);
+
   // Figures of the last map / ghost_get / ghost_put, for benchmarks.
   const OpStats& last_stats() const { return stats_; }
 
@@ -120,6 +126,8 @@ class DistVector {
   Workspace ws_;
   ScratchBuffer io_stage_;
   bool io_stage_kind_set_ = false;
+  ReduceScratch reduce_;
+  bool reduce_kind_set_ = false;
   OpStats stats_;
 };
 

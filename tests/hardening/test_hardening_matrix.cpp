@@ -825,6 +825,48 @@ std::vector<Row> build_rows(Ctx& c) {
     });
   }
 
+  // ---- Section 7: reductions. ----
+  add("pvec_vector_reduce", "result NULL", IA,
+      [](Ctx& x) { return pvec_vector_reduce(x.witness.get(), 0, PVEC_REDUCE_ADD, 0, nullptr); });
+  for (int op : {static_cast<int>(PVEC_REDUCE_REPLACE), -1, 4})
+    add("pvec_vector_reduce", "op " + std::to_string(op), IA, [op](Ctx& x) {
+      double r[64];
+      return pvec_vector_reduce(x.witness.get(), 0, static_cast<pvec_reduce_op>(op), 0, r);
+    });
+  add("pvec_vector_reduce", "unknown flag", IA, [](Ctx& x) {
+    double r[64];
+    return pvec_vector_reduce(x.witness.get(), 0, PVEC_REDUCE_ADD, 1u << 20, r);
+  });
+  for (int prop : {-2, 99, std::numeric_limits<int>::min()})
+    add("pvec_vector_reduce", "prop " + std::to_string(prop), PVEC_ERROR_OUT_OF_RANGE,
+        [prop](Ctx& x) {
+          double r[64];
+          return pvec_vector_reduce(x.witness.get(), prop, PVEC_REDUCE_ADD, 0, r);
+        });
+  add("pvec_vector_allreduce", "values NULL", IA, [](Ctx& x) {
+    return pvec_vector_allreduce(x.witness.get(), nullptr, 3, PVEC_FLOAT64, PVEC_REDUCE_ADD);
+  });
+  for (int64_t count : {int64_t{-1}, kMin})
+    add("pvec_vector_allreduce", "count " + std::to_string(count), IA, [count](Ctx& x) {
+      double v[4] = {0, 0, 0, 0};
+      return pvec_vector_allreduce(x.witness.get(), v, count, PVEC_FLOAT64, PVEC_REDUCE_ADD);
+    });
+  add("pvec_vector_allreduce", "count 2^31", PVEC_ERROR_NOT_SUPPORTED, [](Ctx& x) {
+    double v[4] = {0, 0, 0, 0};
+    return pvec_vector_allreduce(x.witness.get(), v, int64_t{1} << 31, PVEC_FLOAT64,
+                                 PVEC_REDUCE_ADD);
+  });
+  for (int dtype : {0, 7, -1})
+    add("pvec_vector_allreduce", "dtype " + std::to_string(dtype), IA, [dtype](Ctx& x) {
+      double v[4] = {0, 0, 0, 0};
+      return pvec_vector_allreduce(x.witness.get(), v, 4, static_cast<pvec_dtype>(dtype),
+                                   PVEC_REDUCE_ADD);
+    });
+  add("pvec_vector_allreduce", "op REPLACE", IA, [](Ctx& x) {
+    double v[4] = {0, 0, 0, 0};
+    return pvec_vector_allreduce(x.witness.get(), v, 4, PVEC_FLOAT64, PVEC_REDUCE_REPLACE);
+  });
+
   // ---- Section 8: diagnostics. ----
   add("pvec_memory_get_stats", "out NULL", IA, [](Ctx&) { return pvec_memory_get_stats(nullptr); });
   for (size_t sz : {size_t{0}, size_t{8}, sizeof(pvec_memory_stats) - 1})
