@@ -31,8 +31,7 @@ same with the compute time only); the ratios use a linear 0..1 axis unless ``--l
 
 Example, from the repository root::
 
-    python3 bench/plot_throughput.py docs/results/2026-12-01-h200/results.jsonl \\
-        -o docs/results/2026-12-01-h200/map_ghost_throughput.svg
+    python3 bench/plot_throughput.py docs/results/h200/suite.jsonl -o throughput.svg
 """
 
 import argparse

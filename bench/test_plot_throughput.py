@@ -140,7 +140,7 @@ def test_order_joins_the_key_only_when_it_varies(tmp_path):
 
 
 def test_real_results_if_present(tmp_path):
-    results = HERE.parent / "docs" / "results" / "2026-11-30-h200" / "results.jsonl"
+    results = HERE.parent / "docs" / "results" / "h200" / "suite.jsonl"
     if not results.exists():
         pytest.skip("no stored results")
     out = tmp_path / "h200.svg"
