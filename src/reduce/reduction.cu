@@ -17,6 +17,7 @@
 
 #if defined(__CUDACC__)
 #include <cub/device/device_reduce.cuh>
+#include <thrust/iterator/transform_iterator.h>
 
 #include "primitives/primitives.hpp"
 #endif
@@ -96,7 +97,7 @@ void local_device(const T* base, int64_t cap, int64_t n, int64_t ncomp, Allreduc
   auto* dev_out = s.out.ensure_as<Partial<W>>(static_cast<size_t>(ncomp));
   const Partial<W> init{identity_of<W>(op), 0};
   for (int64_t c = 0; c < ncomp; ++c) {
-    cub::TransformInputIterator<Partial<W>, Widen<T, W>, const T*> in(base + c * cap,
+    thrust::transform_iterator<Widen<T, W>, const T*, Partial<W>> in(base + c * cap,
                                                                       Widen<T, W>{op});
     size_t bytes = 0;
     check_cuda(
