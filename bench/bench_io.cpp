@@ -292,12 +292,12 @@ int main(int argc, char** argv) {
         // taking turns at going first: the second reuses memory the first just gave back.
         for (int k = 0; k < 2; ++k) {
           const bool h5 = (k == 1) == (r % 2 == 0);
-          if (h5) setenv("PVEC_IO_PREAD", "0", 1);
+          if (h5) BENCH_PVEC(pvec_options_set("PVEC_IO_PREAD", "0"));
           pvec_vector_t back = nullptr;
           (h5 ? t_rst_h5 : t_rst).push_back(timed([&] {
             BENCH_PVEC(pvec_checkpoint_restart(ck.c_str(), &d, rs.schema, 0, &back));
           }));
-          unsetenv("PVEC_IO_PREAD");
+          BENCH_PVEC(pvec_options_set("PVEC_IO_PREAD", "1"));
           int64_t n_back = 0;
           double sum_back = 0;
           totals(back, rs, &n_back, &sum_back);

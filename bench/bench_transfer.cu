@@ -181,9 +181,9 @@ int main(int argc, char** argv) {
     BENCH_CUDA(cudaFree(dev));
     const Times pv_pinned = run_pvec(rs, n, PVEC_HOST_PINNED, slack, warmup, reps);
     const Times pv_pageable = run_pvec(rs, n, PVEC_HOST_PAGEABLE, slack, warmup, reps);
-    setenv("PVEC_STAGED_TRANSFER", "0", 1);
+    BENCH_PVEC(pvec_options_set("PVEC_STAGED_TRANSFER", "0"));
     const Times pv_direct = run_pvec(rs, n, PVEC_HOST_PAGEABLE, slack, warmup, reps);
-    unsetenv("PVEC_STAGED_TRANSFER");
+    BENCH_PVEC(pvec_options_set("PVEC_STAGED_TRANSFER", "auto"));
 
     struct Row {
       const char* name;

@@ -745,12 +745,10 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
   // decomposition): the thread that read a block with pread hands it on to the device mirror
   // at once (particles/staged_transfer.hpp, LaneUpload), so the copies overlap the reads and
   // the host mirror is not read back afterwards. Pageable host mirrors need the page-locked
-  // lanes (not with PVEC_STAGED_TRANSFER=0). Without lanes the copy after the map serves;
-  // PVEC_IO_UPLOAD=0 asks for that (to measure against).
+  // lanes (not with PVEC_STAGED_TRANSFER=0). Without lanes the copy after the map serves
+  // (docs/results/h100/restart_cuda.txt measured the two).
   std::unique_ptr<LaneUpload> upload;
-  const char* upload_env = std::getenv("PVEC_IO_UPLOAD");
-  const bool upload_off = upload_env != nullptr && std::strcmp(upload_env, "0") == 0;
-  if (ps.cuda() && info.n_ranks == p && n > 0 && !upload_off &&
+  if (ps.cuda() && info.n_ranks == p && n > 0 &&
       (ps.host_kind() == MemKind::pinned || staged_transfer_allowed())) {
     try {
       upload = std::make_unique<LaneUpload>(ps.staging_lanes(), host_threads(), ps.device(),
