@@ -742,8 +742,10 @@ PVEC_API pvec_status pvec_map(pvec_vector_t vec, unsigned flags, int64_t* n_remo
 /** Replace the ghosts by copies of every particle (of any rank, this one included) that lies
  *  within ghost_width of this rank's subdomain, or of its periodic images, with positions
  *  shifted by the period across periodic boundaries. Ghosts are appended after the local
- *  particles; the listed properties (props NULL: all) and the positions travel; properties
- *  not listed hold unspecified values on the ghosts until the caller writes them. Collective.
+ *  particles; the listed properties (props NULL: all) and the positions travel. A property
+ *  not listed is not written: after a new plan its ghost rows hold unspecified values until
+ *  the caller writes them; with PVEC_GHOST_REUSE_PLAN the ghost rows are those of the previous
+ *  ghost_get and keep what they held on the mirror the call runs on. Collective.
  *  Invalidates pointers (may grow). flags: PVEC_ON_DEVICE, PVEC_GHOST_REUSE_PLAN,
  *  PVEC_GHOST_SKIP_POSITIONS. Errors: INVALID_HANDLE, INVALID_ARGUMENT, OUT_OF_RANGE,
  *  OUT_OF_MEMORY, CUDA, MPI, NOT_SUPPORTED (PVEC_ON_DEVICE with more than 2^31-1 local

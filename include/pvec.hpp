@@ -721,7 +721,7 @@ class vector {
   /// stale. false: already in that order, nothing invalidated. Throws pvec::error:
   /// INVALID_ARGUMENT (unknown flags, Morton with halo-first, cell_width not positive and
   /// finite, a NaN or infinite local position), NOT_SUPPORTED (dimension 4; 2^31 rows or
-  /// cells; Morton order beyond 2^10 cells per dimension in 3D, 2^15 in 2D), OUT_OF_MEMORY;
+  /// cells), OUT_OF_MEMORY;
   /// the vector is unchanged then.
   bool sort(double cell_width, unsigned flags = 0) {
     int moved = 0;

@@ -15,6 +15,13 @@ pvec::cell_list_view make_cell_grid(const NeighborInput& in, double cutoff, int 
          dim);
   if (!(cutoff > 0) || !std::isfinite(cutoff))
     fail(PVEC_ERROR_INVALID_ARGUMENT, what, " = ", cutoff, " must be positive and finite");
+  if (check_ghost_width && in.ghost_width == 0)
+    fail(PVEC_ERROR_INVALID_ARGUMENT,
+         "the vector's ghost width is 0, so it can have no cell or "
+         "Verlet list (",
+         what, " = ", cutoff,
+         "): create it with a ghost width of at least the "
+         "cutoff, plus the skin of a Verlet list, also on one rank");
   if (check_ghost_width && cutoff > in.ghost_width)
     fail(PVEC_ERROR_INVALID_ARGUMENT, what, " = ", cutoff, " exceeds the vector's ghost width ",
          in.ghost_width,

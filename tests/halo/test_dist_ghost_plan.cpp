@@ -281,3 +281,36 @@ TEST_CASE("REUSE_PLAN re-sends moved positions with the plan's shifts", "[dist][
     DIST_OK(pvec_vector_destroy(v));
   }
 }
+
+TEST_CASE("a replay writes only the listed properties of the ghost rows", "[dist][ghost]") {
+  Setup s;
+  s.dim = 2;
+  s.periodic[0] = s.periodic[1] = 1;
+  s.width = 0.2;
+  s.n_per_rank = 120;
+  s.seed = 509;
+  for (Path path : {Path::host, Path::device}) {
+    CAPTURE(name_of(path));
+    Props p;
+    pvec_vector_t v = make_mapped(s, &p);
+    Failures f;
+    DIST_REQUIRE(ghost_get(v, path, {}, 0, f) == PVEC_SUCCESS);
+    // The caller writes a mark into the ghost rows of f64; a replay that lists only f32 (and
+    // sends positions) must leave them, while f32's ghost rows get their sources' new values.
+    const int64_t n = n_local(v), ng = n_ghost(v);
+    const Column mark = column(v, p.f64);
+    for (int64_t g = n; g < n + ng; ++g) mark.set_bits(g, 0, 0x4045000000000000ull + g);
+    fill_values(v, p, 0, n, 77);
+    DIST_REQUIRE(ghost_get(v, path, {p.f32}, PVEC_GHOST_REUSE_PLAN, f) == PVEC_SUCCESS);
+    const Column kept = column(v, p.f64);
+    for (int64_t g = n; g < n + ng; ++g)
+      if (kept.bits(g, 0) != 0x4045000000000000ull + static_cast<uint64_t>(g)) {
+        f.addf("ghost row ", g, ": the unlisted property was written");
+        break;
+      }
+    const std::vector<int> listed{p.f32};
+    check_values(v, p, n, n + ng, 77, f, &listed);
+    f.require("unlisted properties of ghost rows after a replay");
+    DIST_OK(pvec_vector_destroy(v));
+  }
+}
