@@ -98,7 +98,7 @@ void local_device(const T* base, int64_t cap, int64_t n, int64_t ncomp, Allreduc
   const Partial<W> init{identity_of<W>(op), 0};
   for (int64_t c = 0; c < ncomp; ++c) {
     thrust::transform_iterator<Widen<T, W>, const T*, Partial<W>> in(base + c * cap,
-                                                                      Widen<T, W>{op});
+                                                                     Widen<T, W>{op});
     size_t bytes = 0;
     check_cuda(
         cub::DeviceReduce::Reduce(nullptr, bytes, in, dev_out + c, count, Combine<W>{op}, init, st),
