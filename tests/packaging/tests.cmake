@@ -24,3 +24,12 @@ set_tests_properties(packaging_install PROPERTIES LABELS packaging ENVIRONMENT "
                                                   SKIP_RETURN_CODE 77 TIMEOUT 600)
 unset(_pkg)
 unset(_pkg_nvcc)
+
+# A machine without Catch2: the plain configure must succeed with the tests switched off and
+# one warning saying what to install (Catch2 hidden with CMAKE_DISABLE_FIND_PACKAGE_Catch2).
+add_test(NAME packaging_configure_without_catch2
+         COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/configure_without_catch2
+                 -DGENERATOR=${CMAKE_GENERATOR}
+                 -P ${CMAKE_CURRENT_LIST_DIR}/configure_without_catch2.cmake)
+set_tests_properties(packaging_configure_without_catch2 PROPERTIES LABELS packaging TIMEOUT 300)

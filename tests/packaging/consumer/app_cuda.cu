@@ -1,5 +1,5 @@
 /* An outside CUDA program using an installed pvec, built by nvcc alone through pkg-config:
- *   nvcc app_cuda.cu $(pkg-config --cflags pvec) $(pkg-config --variable=nvcc_libs pvec)
+ *   nvcc app_cuda.cu $(pkg-config --cflags --libs pvec) $(pkg-config --variable=nvcc_rpath pvec)
  * The host part (a vector of 100 particles, capacity 128 by the layout contract) always runs.
  * The kernel part runs only with a CUDA device and a pvec built with its CUDA backend: it
  * scales a property through pvec_device_ptr and checks the result on the host. */
