@@ -10,8 +10,10 @@
 #                                   a minute) from PVEC_FUZZ_SEED (default 1): the same inputs
 #                                   for the same code, so CI is a regression check; exploration
 #                                   (random seeds, long runs) is docs/reliability.md's.
-#   scripts/hardening.sh --gpu   compute-sanitizer memcheck and racecheck over the programs
-#                                that run CUDA code (GPU machine; build-gpu-sanitize).
+#   scripts/hardening.sh --gpu [REGEX]
+#                                compute-sanitizer memcheck, racecheck and initcheck over every
+#                                test program labelled "device" (GPU machine;
+#                                build-gpu-sanitize), at 1 and 2 ranks.
 #
 # Environment: PVEC_JOBS (build jobs, default nproc), PVEC_TEST_JOBS (ctest -j, default 2),
 # PVEC_FUZZ_RUNS, PVEC_FUZZ_SEED, PVEC_FUZZ_SECONDS (instead of the runs: a time limit, and
@@ -52,35 +54,43 @@ summary() {
 }
 
 # ---- GPU mode -------------------------------------------------------------------------------
+# The programs checked are the CTest tests labelled "device" (every test program linked against
+# pvec's CUDA backend: tests/CMakeLists.txt labels them, so a new test is covered without a
+# list to keep), at 1 and 2 ranks (PVEC_SANITIZE_MAX_RANKS), each under memcheck (with the
+# leak check), racecheck and initcheck (PVEC_SANITIZE_TOOLS), with the test's own environment.
+# An optional regex (--gpu REGEX) narrows the tests, as ctest -R does.
 if [ "${1:-}" = "--gpu" ]; then
   build=${PVEC_GPU_BUILD_DIR:-build-gpu-sanitize}
+  filter=${2:-}
+  tools=${PVEC_SANITIZE_TOOLS:-memcheck racecheck initcheck}
+  max_ranks=${PVEC_SANITIZE_MAX_RANKS:-2}
   cs=${COMPUTE_SANITIZER:-compute-sanitizer}
   command -v "$cs" >/dev/null || cs=/usr/local/cuda/bin/compute-sanitizer
   cmake -S . -B "$build" -DPVEC_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=${PVEC_CUDA_ARCH:-90} \
         -DPVEC_BUILD_BENCH=OFF -DPVEC_BUILD_EXAMPLES=OFF -DPVEC_BUILD_FORTRAN=OFF \
         -DPVEC_BUILD_PYTHON_TESTS=OFF
-  serial=(gpu_kernels gpu_memory capi_growth capi_transfer capi_modify capi_layout
-          hardening_atomicity hardening_leaks)
-  mpi=(dist_map dist_ghost_get dist_ghost_put dist_ghost_plan)
-  cmake --build "$build" -j "$jobs" --target "${serial[@]}" "${mpi[@]}"
-  # Device allocations are checked for leaks at exit; any error makes the program fail.
-  memcheck=("$cs" --tool memcheck --leak-check full --report-api-errors explicit --error-exitcode 99)
-  racecheck=("$cs" --tool racecheck --racecheck-report all --error-exitcode 99)
-  for t in "${serial[@]}"; do
-    if [ "$t" = hardening_leaks ]; then
-      # It asks for 2^52 particles on purpose (an out-of-memory status must come back):
-      # the CUDA API errors that request causes are the test, not a fault.
-      step "memcheck $t" "${memcheck[@]/explicit/no}" "$build/tests/$t"
-    else
-      step "memcheck $t" "${memcheck[@]}" "$build/tests/$t"
-    fi
-    step "racecheck $t" "${racecheck[@]}" "$build/tests/$t"
-  done
-  # The distribution tests on their device path, two ranks, each rank under the tool.
-  for t in "${mpi[@]}"; do
-    step "memcheck $t (2 ranks)" mpiexec -n 2 --oversubscribe "${memcheck[@]}" "$build/tests/$t"
-    step "racecheck $t (2 ranks)" mpiexec -n 2 --oversubscribe "${racecheck[@]}" "$build/tests/$t"
-  done
+  cmake --build "$build" -j "$jobs"
+  list=$build/sanitize_tests.txt
+  ctest --test-dir "$build" -N -L device ${filter:+-R "$filter"} --show-only=json-v1 |
+    python3 scripts/sanitize_commands.py "$build" "$max_ranks" > "$list"
+  [ -s "$list" ] || { echo "hardening --gpu: no test labelled device${filter:+ matches $filter}"; exit 1; }
+  echo "hardening --gpu: $(wc -l < "$list") test commands x tools: $tools"
+  while IFS='|' read -r name envs pre exe post; do
+    for tool in $tools; do
+      args=("$cs" --tool "$tool" --error-exitcode 99)
+      case $tool in
+        memcheck)
+          # hardening_leaks asks for 2^52 particles on purpose (an out-of-memory status must
+          # come back): the CUDA API errors that request causes are the test, not a fault.
+          api=explicit
+          case $name in hardening_leaks*) api=no ;; esac
+          args+=(--leak-check full --report-api-errors "$api") ;;
+        racecheck) args+=(--racecheck-report all) ;;
+      esac
+      # shellcheck disable=SC2086  # envs, pre and post are word lists
+      step "$tool $name" env $envs $pre "${args[@]}" "$exe" $post < /dev/null
+    done
+  done < "$list"
   summary
   exit $?
 fi
