@@ -917,15 +917,19 @@ PVEC_API pvec_status pvec_has_hdf5(int* flag);
  *                                       entries already there (also those of an earlier run:
  *                                       a restarted simulation extends its series), an entry
  *                                       of the same step being replaced
- *  <step> is written with at least 6 digits. dtypes map to Float32, Float64, Int32, Int64,
+ *  <name> is the last component of prefix ("run" for "out/run"), <step> is written with at
+ *  least 6 digits and <rank> with at least 4 (out/run_000042/run_0003.vtp). Missing folders
+ *  of prefix are created first, as mkdir -p does (every rank; ranks racing is fine). dtypes
+ *  map to Float32, Float64, Int32, Int64,
  *  UInt32, UInt64. flags: PVEC_ON_DEVICE (write the device mirror, through a staging copy; the
  *  host mirror is not touched), PVEC_VTK_RANK_ARRAY. Each file is written under a temporary
  *  name and renamed when complete; the .pvtp and .pvd only after every piece was. Collective;
  *  invalidates nothing, changes no particle.
  *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (prefix NULL or empty, step < 0, time not finite,
  *  unknown flags, a property called "rank" with PVEC_VTK_RANK_ARRAY); OUT_OF_MEMORY; CUDA;
- *  IO (a file or folder could not be written: the message names it). An error on any rank is
- *  an error on every rank (MPI on the others). Since 0.1. */
+ *  IO (a file or folder could not be written, or a component of prefix is a file: the message
+ *  names it). An error on any rank is an error on every rank: the rank that failed returns
+ *  its own status (IO, say), the others PVEC_ERROR_MPI naming the failing rank. Since 0.1. */
 PVEC_API pvec_status pvec_vtk_write(pvec_vector_t vec, const char* prefix, int64_t step,
                                     double time, unsigned flags);
 

@@ -34,7 +34,8 @@ class Communicator {
   // error on all ranks instead of a hang.
   bool any(bool flag) const { return allreduce_max(flag ? 1 : 0) != 0; }
   // Runs f, then every rank learns whether any rank failed: the failing rank rethrows its
-  // error, the others fail with PVEC_ERROR_MPI, so no rank is left waiting in a collective.
+  // error, the others fail with PVEC_ERROR_MPI naming the (highest) failing rank, so no rank
+  // is left waiting in a collective.
   template <class F>
   void agree(const char* what, F&& f) const {
     std::exception_ptr error;
@@ -43,9 +44,11 @@ class Communicator {
     } catch (...) {
       error = std::current_exception();
     }
-    if (any(error != nullptr)) {
+    const int64_t failed = allreduce_max(error != nullptr ? rank() + 1 : 0);
+    if (failed != 0) {
       if (error) std::rethrow_exception(error);
-      fail(PVEC_ERROR_MPI, what, " failed on another rank; nothing was changed");
+      fail(PVEC_ERROR_MPI, what, " failed on rank ", failed - 1,
+           " (its own status and message are there); nothing was changed");
     }
   }
   // Every rank's `bytes` bytes at mine, in rank order, into all (size() * bytes).

@@ -2,6 +2,7 @@
 
 #include "common/error.hpp"
 #include "io/block_pipeline.hpp"
+#include "io/folders.hpp"
 #include "io/staging.hpp"
 #include "io/xml_escape.hpp"
 
@@ -276,8 +277,7 @@ void write_vtk(DistVector& v, const std::string& prefix, int64_t step, double ti
   const char* points_type = vtk_type(v.pos_dtype());
 
   comm.agree("pvec_vtk_write: writing a piece", [&] {
-    if (::mkdir((dir + stem).c_str(), 0777) != 0 && errno != EEXIST)
-      fail_io("cannot create folder", dir + stem);
+    make_folders(dir + stem);  // the prefix's missing folders too, as mkdir -p
     prepare_read(v, device);
     const Array points{"Points", points_type,
                        3,        Array::Source::column,

@@ -109,11 +109,25 @@ TEST_CASE("write_vtk: pieces, index and a growing time series", "[io][vtk]") {
   CHECK(pvec_vtk_write(v, prefix.c_str(), 1, INFINITY, 0) == PVEC_ERROR_INVALID_ARGUMENT);
   CHECK(pvec_vtk_write(v, prefix.c_str(), 1, 0, 1u << 9) == PVEC_ERROR_INVALID_ARGUMENT);
   CHECK(pvec_vtk_write(nullptr, prefix.c_str(), 1, 0, 0) == PVEC_ERROR_INVALID_HANDLE);
-  const pvec_status io = pvec_vtk_write(v, "no/such/folder/run", 1, 0, 0);
+  // A folder on the way that is a file: PVEC_ERROR_IO on every rank, naming it.
+  const std::string blocked = prefix + ".pvd/sub/run";
+  const pvec_status io = pvec_vtk_write(v, blocked.c_str(), 1, 0, 0);
   CHECK(io == PVEC_ERROR_IO);
-  CHECK(std::string(pvec_last_error()).find("no/such/folder") != std::string::npos);
+  CHECK(std::string(pvec_last_error()).find(prefix + ".pvd") != std::string::npos);
+  CHECK(std::string(pvec_last_error()).find("Not a directory") != std::string::npos);
   CHECK(pvec_test::snapshot(v) == snap);
   if (rank() == 0) CHECK(count_of(slurp(prefix + ".pvd"), "<DataSet") == 3);
+
+  // Missing folders above the prefix are created, as mkdir -p, by ranks racing each other.
+  const std::string deep = dir + "/out/a/b/run";
+  DIST_OK(pvec_vtk_write(v, deep.c_str(), 3, 0.25, 0));
+  std::snprintf(piece, sizeof piece, "/out/a/b/run_000003/run_%04d.vtp", rank());
+  if (slurp(dir + piece).find("NumberOfPoints") == std::string::npos)
+    f.add("no piece under the created folders");
+  if (rank() == 0 && slurp(deep + ".pvd").find("run_000003.pvtp") == std::string::npos)
+    f.add("no .pvd entry under the created folders");
+  f.require("created folders");
+  CHECK(pvec_test::snapshot(v) == snap);
   pvec_vector_destroy(v);
   // The folder goes when the files were right (a failed require above keeps it).
   barrier();
