@@ -1,3 +1,4 @@
+// Longer than 500 lines because it is the whole C++ layer, one header that users include.
 // pvec.hpp -- header-only C++17 layer over the C interface of pvec.h.
 //
 // Everything here calls pvec.h functions and nothing else, so the C ABI stays the one thing
