@@ -14,9 +14,10 @@ if(PVEC_HAVE_MPI)
   list(APPEND _dist_libs MPI::MPI_C)
 endif()
 
-# pvec_add_dist_test(<name> <source>): the test program dist_<name> at 1-4 ranks.
+# pvec_add_dist_test(<name> <source>...): the test program dist_<name> at 1-4 ranks.
 function(pvec_add_dist_test name source)
-  pvec_add_test(dist_${name} SOURCES ${source} RANKS 1 2 3 4 LABELS dist LIBS ${_dist_libs})
+  pvec_add_test(dist_${name} SOURCES ${source} ${ARGN} RANKS 1 2 3 4 LABELS dist
+                LIBS ${_dist_libs})
   # tests/support/test_support.cpp includes <mpi.h> from C++: keep Open MPI's C++ bindings (a
   # library not linked) out.
   target_compile_definitions(dist_${name} PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
