@@ -16,7 +16,7 @@
 #include "lj_force_kernels.cuh"
 
 #include <pvec.h>
-#include <pvec_neighbors.hpp>
+#include <pvec_neighbors_view.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 // input are refused.
 #include "neighbors_util.hpp"
 
-#include <pvec_neighbors.hpp>
+#include <pvec_neighbors_view.hpp>
 
 #include <algorithm>
 #include <limits>
