@@ -7,8 +7,8 @@
 // by hand (pvec's list with each particle's neighbours re-sorted by row: the natural list a
 // user would write). Cabana's numbers come from its own programs in the same device call
 // (scripts in docs/performance.md). On the host backend (no GPU) the same steps run as loops;
-// --quick makes it a CTest test. Over 500 lines: one program whose rows share the vectors,
-// the lists and the baselines of one run (the ratios are only meaningful side by side).
+// --quick makes it a CTest test. One program: its rows share the vectors, the lists and the
+// baselines of one run (the ratios are only meaningful side by side).
 //
 //   bench_neighbors [--quick] [--sizes 1e6,1e7] [--sort-sizes 1e8] [--reps 5] [--no-periodic]
 //                   [--cells-only]   (cell lists and the sort only: for profilers)
@@ -16,7 +16,7 @@
 #include "lj_force_kernels.cuh"
 
 #include <pvec.h>
-#include <pvec_neighbors.hpp>
+#include <pvec_neighbors_view.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // G threads per particle, and G threads per particle over positions packed per row.
 #pragma once
 
-#include <pvec_neighbors.hpp>
+#include <pvec_neighbors_view.hpp>
 
 #include <cstdint>
 

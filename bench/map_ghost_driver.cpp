@@ -1,5 +1,5 @@
+// Longer than 500 lines because one driver serves the device and host programs (one byte model).
 // The map / ghost_get benchmark driver (see map_ghost_driver.hpp and docs/performance.md).
-// Long because one driver serves the device and the host program with one byte model.
 //
 // Per particle count n (per rank) one vector of the realistic particle is created in a
 // periodic unit box, each rank's particles uniform in its subdomain, with the ghost width

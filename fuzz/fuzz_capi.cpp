@@ -1,3 +1,4 @@
+// Longer than 500 lines because its shadow model predicts every call it makes, in one place.
 // libFuzzer target for the C ABI. Each input is decoded into a sequence of calls on up to
 // three vectors (schema building, create/destroy, append/remove/resize/reserve/shrink,
 // transfers, direct writes to both mirrors, layout queries, single-rank map and ghost_get /

@@ -1,4 +1,4 @@
-/*
+/* Longer than 500 lines because it is the whole C interface of pvec and its manual.
  * pvec.h -- distributed particle vectors that plain CUDA kernels can read and write.
  *
  * This header is the whole C interface of pvec and its manual. It is C99, compiles as C and

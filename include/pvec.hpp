@@ -1,3 +1,4 @@
+// Longer than 500 lines because it is the whole C++ layer, one header that users include.
 // pvec.hpp -- header-only C++17 layer over the C interface of pvec.h.
 //
 // Everything here calls pvec.h functions and nothing else, so the C ABI stays the one thing
@@ -10,8 +11,9 @@
 //   pvec::vector        a particle vector (owns a pvec_vector_t)
 //   pvec::view<T>       by-value view of one property, for host code and CUDA kernels
 //                       (pvec_view.hpp)
-//   pvec::cell_list     a cell list, pvec::verlet_list a Verlet list, with the kernel views
-//                       pvec::cell_list_view / pvec::verlet_view (pvec_neighbors_raii.hpp)
+//   pvec::cell_list     a cell list, pvec::verlet_list a Verlet list: #include
+//                       <pvec_neighbors.hpp>; their kernel views pvec::cell_list_view /
+//                       pvec::verlet_view are in pvec_neighbors_view.hpp
 //
 // Errors: every function that calls pvec throws pvec::error (a std::runtime_error) carrying
 // the pvec_status and the pvec_last_error() text when the call fails; the object is then
@@ -772,8 +774,5 @@ class vector {
 };
 
 }  // namespace pvec
-
-// Owning cell and Verlet lists (they need pvec::vector, hence at the end).
-#include "pvec_neighbors_raii.hpp"
 
 #endif  // PVEC_HPP

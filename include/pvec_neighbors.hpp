@@ -1,122 +1,222 @@
-// pvec_neighbors.hpp -- by-value kernel views of pvec's cell lists and Verlet lists.
+// pvec_neighbors.hpp -- owning C++ objects for the neighbour search of pvec.h section 10.
 //
-// pvec_cell_list_get_info and pvec_verlet_get_info (pvec.h, section 10) fill plain C structs with
-// the arrays of a neighbour structure; these views are the same data as trivially copyable C++
-// structs with host/device methods, passed by value into a __global__ kernel (or used in a
-// host loop). pvec itself builds its lists with these very methods, so a user kernel that
-// asks cell_of(x) gets the cell pvec put the particle in.
+// Include it next to pvec.hpp, which it includes (pvec.hpp does not include it); like pvec.hpp,
+// this header calls pvec.h functions and nothing else. It adds
 //
-//   cell list   cell c = (c0, c1, c2) row-major, last dimension fastest:
-//               c = (c0 * dims[1] + c1) * dims[2] + c2
-//               particles of cell c: cell_particles[cell_offsets[c] .. cell_offsets[c+1])
-//               (row indices into local + ghost rows; locals first, each part ascending)
-//               locals of cell c: the first local_offsets[c+1] - local_offsets[c] of them;
-//               sorted != 0: they are exactly rows local_offsets[c] .. local_offsets[c+1]-1
-//   Verlet list neighbours of local particle i: neighbors[offsets[i] .. offsets[i+1])
+//   pvec::cell_list     a cell list of a vector (owns a pvec_cell_list_t)
+//   pvec::verlet_list   a full or half Verlet list of a vector (owns a pvec_verlet_t)
 //
-// This header needs neither CUDA nor pvec.h. Views are only as valid as the list they came
-// from: until the list is rebuilt or destroyed, and while the vector's rows are those the list
-// was built on (pvec.h, section 10, "What invalidates a list").
+// and pvec::vector::sort (in pvec.hpp) for the locality sort. The by-value kernel views
+// pvec::cell_list_view and pvec::verlet_view are in pvec_neighbors_view.hpp (no pvec.h needed
+// there; included here); view() fills them from the C structs.
+//
+// Lifetime. A list describes the rows of its vector when it was built. map, sort (when it
+// moved rows), ghost_get with a new plan, append, remove, resize, reserve and shrink_to_fit
+// make it stale: info() and view() then throw pvec::error with PVEC_ERROR_STATE until build()
+// succeeds again. A ghost_get with PVEC_GHOST_REUSE_PLAN keeps the rows, so a list stays
+// usable between rebuilds. The arrays a view points to stay allocated until the list is
+// rebuilt or destroyed (even when stale); a view is only meaningful while the list is current.
+// A list must not outlive pvec_finalize in use (pvec_finalize destroys it; its destructor then
+// does nothing harmful); a list whose vector was destroyed throws PVEC_ERROR_INVALID_HANDLE.
+// Lists are local objects (not collective), except verlet_list::check.
+//
+// Example (molecular dynamics with a skin):
+//
+//   pvec::verlet_list nl(v, rc, skin);   // full list on the host mirror (1 cell per rc+skin)
+//   for (int step = 0; step < steps; ++step) {
+//     if (nl.check()) { v.map(); v.ghost_get(); nl.build(); }   // collective decision
+//     else v.ghost_get(PVEC_GHOST_REUSE_PLAN);
+//     const pvec::verlet_view l = nl.view();
+//     for (std::int64_t i = 0; i < l.n; ++i)
+//       for (std::int64_t e = l.begin(i); e < l.end(i); ++e) force(i, l[e]);
+//   }
 #ifndef PVEC_NEIGHBORS_HPP
 #define PVEC_NEIGHBORS_HPP
 
-#include <pvec_view.hpp>
+#include "pvec.hpp"
+#include "pvec_neighbors_view.hpp"
 
 #include <cstdint>
-#include <type_traits>
+#include <utility>
 
 namespace pvec {
 
-/// A cell list: a regular grid of cells over a rank's subdomain plus its ghost layer, and the
-/// particles of each cell in CSR form. Members are public (an aggregate); treat them as
-/// read-only.
-struct cell_list_view {
-  int dim;           ///< 1, 2 or 3
-  int span;          ///< neighbour cells lie within +-span cells per dimension (cells of width >=
-                     ///< cutoff/span)
-  double origin[3];  ///< lower corner of cell (0, 0, 0)
-  double width[3];   ///< cell widths (1 for unused dimensions)
-  double inv_width[3];                 ///< 1 / width
-  std::int64_t dims[3];                ///< cells per dimension (1 for unused dimensions)
-  std::int64_t ncells;                 ///< dims[0] * dims[1] * dims[2]
-  std::int64_t n_local;                ///< local particles of the vector when the list was built
-  std::int64_t n_entries;              ///< particles in the list: n_local, or n_local + ghosts
-  int sorted;                          ///< nonzero: local rows are in cell order (see above)
-  const std::int32_t* cell_offsets;    ///< ncells + 1
-  const std::int32_t* cell_particles;  ///< n_entries
-  const std::int32_t* local_offsets;   ///< ncells + 1: exclusive scan of the local counts
-
-  /// Cell coordinate along d of coordinate x, clamped to [0, dims[d]): particles a few ulp
-  /// outside the grid (ghosts at the edge of the band) belong to the edge cell.
-  PVEC_HOST_DEVICE std::int64_t coord(int d, double x) const {
-    const double f = (x - origin[d]) * inv_width[d];
-    if (!(f >= 0)) return 0;                                      // also NaN
-    if (!(f < static_cast<double>(dims[d]))) return dims[d] - 1;  // also +Inf
-    return static_cast<std::int64_t>(f);
+/// A cell list of a vector's rows (pvec_cell_list_create); owns a pvec_cell_list_t. Move-only.
+/// Every member that calls pvec throws pvec::error naming itself ("pvec::cell_list::view: ...")
+/// with the C status and message; an empty (default-constructed or moved-from) list throws
+/// PVEC_ERROR_INVALID_HANDLE. Local, not collective.
+class cell_list {
+ public:
+  /// An empty object holding no list.
+  cell_list() noexcept = default;
+  /// Builds a cell list of v's rows for cutoff: cells at least cutoff / cells_per_cutoff wide
+  /// (cells_per_cutoff in [1, 8]). flags: PVEC_ON_DEVICE (build on the device mirror; the
+  /// arrays are then device memory), PVEC_CELLS_GHOSTS (include the ghost rows).
+  /// Throws pvec::error: INVALID_HANDLE (v), INVALID_ARGUMENT (unknown flags, cutoff not
+  /// positive and finite or above the ghost width, cells_per_cutoff out of range, a NaN or
+  /// infinite position), NOT_SUPPORTED (dimension 4, 2^31 rows or cells), OUT_OF_MEMORY, CUDA.
+  cell_list(const vector& v, double cutoff, int cells_per_cutoff = 1, unsigned flags = 0) {
+    detail::check_in("pvec::cell_list",
+                     pvec_cell_list_create(v.get(), cutoff, cells_per_cutoff, flags, &handle_));
   }
-  /// Cell of a position (dim coordinates).
-  template <class T>
-  PVEC_HOST_DEVICE std::int64_t cell_of(const T* x) const {
-    std::int64_t c = coord(0, static_cast<double>(x[0]));
-    for (int d = 1; d < dim; ++d) c = c * dims[d] + coord(d, static_cast<double>(x[d]));
-    return c;
-  }
-  /// Cell from coordinates.
-  PVEC_HOST_DEVICE std::int64_t cell_at(const std::int64_t* cc) const {
-    std::int64_t c = cc[0];
-    for (int d = 1; d < dim; ++d) c = c * dims[d] + cc[d];
-    return c;
-  }
-  /// First entry and one past the last entry of cell c in cell_particles.
-  PVEC_HOST_DEVICE std::int32_t begin(std::int64_t c) const { return cell_offsets[c]; }
-  PVEC_HOST_DEVICE std::int32_t end(std::int64_t c) const { return cell_offsets[c + 1]; }
-  /// Local particles in cell c.
-  PVEC_HOST_DEVICE std::int32_t local_count(std::int64_t c) const {
-    return local_offsets[c + 1] - local_offsets[c];
-  }
-
-  /// Calls f(j) for every particle j (a row index) of the cells within +-span of the cell of
-  /// position x: every particle closer to x than the cutoff the list was built for is among
-  /// them. Includes the particle at x itself if it is in the list.
-  template <class T, class F>
-  PVEC_HOST_DEVICE void for_each_near(const T* x, F&& f) const {
-    std::int64_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
-    for (int d = 0; d < dim; ++d) {
-      const std::int64_t c = coord(d, static_cast<double>(x[d]));
-      lo[d] = c - span < 0 ? 0 : c - span;
-      hi[d] = c + span >= dims[d] ? dims[d] - 1 : c + span;
+  /// Destroys the list (pvec_cell_list_destroy); errors are ignored.
+  ~cell_list() { reset(); }
+  /// Takes other's list; other becomes empty.
+  cell_list(cell_list&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  /// Destroys this list and takes other's.
+  cell_list& operator=(cell_list&& other) noexcept {
+    if (this != &other) {
+      reset();
+      handle_ = std::exchange(other.handle_, nullptr);
     }
-    // The cells of one row along the last dimension are consecutive, and so are their
-    // entries: one range per row.
-    const int last = dim - 1;
-    const std::int64_t a0 = dim == 3 ? lo[0] : 0, a1 = dim == 3 ? hi[0] : 0;
-    const std::int64_t b0 = dim >= 2 ? lo[dim - 2] : 0, b1 = dim >= 2 ? hi[dim - 2] : 0;
-    for (std::int64_t a = a0; a <= a1; ++a)
-      for (std::int64_t b = b0; b <= b1; ++b) {
-        const std::int64_t row = dim == 3 ? a * dims[1] + b : b;
-        const std::int32_t e1 = cell_offsets[row * dims[last] + hi[last] + 1];
-        for (std::int32_t e = cell_offsets[row * dims[last] + lo[last]]; e < e1; ++e)
-          f(cell_particles[e]);
-      }
+    return *this;
   }
+  cell_list(const cell_list&) = delete;
+  cell_list& operator=(const cell_list&) = delete;
+
+  /// Rebuilds from the vector's rows as they are now (same cutoff and flags), reusing the
+  /// arrays when large enough: earlier views may point to freed memory afterwards. On error
+  /// the list stays stale. Throws as the constructor, and INVALID_HANDLE when the vector was
+  /// destroyed.
+  void build() { detail::check_in("pvec::cell_list::build", pvec_cell_list_build(handle_)); }
+
+  /// The C struct (pvec_cell_list_get_info): geometry, sizes and array pointers. Throws
+  /// pvec::error: INVALID_HANDLE, STATE (stale: rebuild first).
+  pvec_cell_list_info info() const {
+    pvec_cell_list_info out{};  // the _INIT macro trips -Wmissing-field-initializers
+    out.struct_size = sizeof out;
+    detail::check_in("pvec::cell_list::info", pvec_cell_list_get_info(handle_, &out));
+    return out;
+  }
+
+  /// The kernel view of the current list, to pass by value into a kernel (on_device() lists)
+  /// or use in host code. Valid until the list is rebuilt or destroyed and only while the
+  /// vector's rows are unchanged. Throws as info() (STATE when stale).
+  cell_list_view view() const {
+    pvec_cell_list_info i{};
+    i.struct_size = sizeof i;
+    detail::check_in("pvec::cell_list::view", pvec_cell_list_get_info(handle_, &i));
+    cell_list_view v{};
+    v.dim = i.dim;
+    v.span = i.span;
+    for (int d = 0; d < 3; ++d) {
+      v.origin[d] = i.origin[d];
+      v.width[d] = i.width[d];
+      v.inv_width[d] = i.inv_width[d];
+      v.dims[d] = i.dims[d];
+    }
+    v.ncells = i.ncells;
+    v.n_local = i.n_local;
+    v.n_entries = i.n_entries;
+    v.sorted = i.sorted;
+    v.cell_offsets = i.cell_offsets;
+    v.cell_particles = i.cell_particles;
+    v.local_offsets = i.local_offsets;
+    return v;
+  }
+
+  /// The C handle (nullptr when empty); it stays owned by this object.
+  pvec_cell_list_t get() const noexcept { return handle_; }
+  /// Gives up ownership: returns the handle, which the caller must pvec_cell_list_destroy.
+  pvec_cell_list_t release() noexcept { return std::exchange(handle_, nullptr); }
+  /// Destroys the list now (if any); its arrays are freed and the object becomes empty.
+  void reset() noexcept {
+    if (handle_ != nullptr) pvec_cell_list_destroy(handle_);
+    handle_ = nullptr;
+  }
+  /// True while the object holds a list.
+  explicit operator bool() const noexcept { return handle_ != nullptr; }
+
+ private:
+  pvec_cell_list_t handle_ = nullptr;
 };
 
-/// A Verlet list in CSR form: the neighbours of local particle i are
-/// neighbors[offsets[i] .. offsets[i+1]), row indices into local + ghost rows.
-struct verlet_view {
-  std::int64_t n;                 ///< local particles with a list
-  const std::int64_t* offsets;    ///< n + 1 (64-bit: pair counts may exceed 2^31)
-  const std::int32_t* neighbors;  ///< offsets[n] entries
-  int half;                       ///< nonzero: each pair once (see pvec.h, section 10)
+/// A Verlet list (pvec_verlet_create) of a vector's local particles over its local and ghost
+/// rows, in CSR form; owns a pvec_verlet_t. Move-only. Errors as for cell_list. Local, except
+/// check(), which is collective.
+class verlet_list {
+ public:
+  /// An empty object holding no list.
+  verlet_list() noexcept = default;
+  /// Builds a list of the pairs closer than cutoff + skin (at most the ghost width), from a
+  /// cell list of cells_per_cutoff cells per (cutoff + skin). flags: PVEC_ON_DEVICE,
+  /// PVEC_VERLET_HALF (each pair once; pvec.h section 10 says which side owns a pair with a
+  /// ghost). Keeps the local positions as the reference of check().
+  /// Throws pvec::error: INVALID_HANDLE, INVALID_ARGUMENT (unknown flags, cutoff not positive,
+  /// skin negative, either not finite, cutoff + skin above the ghost width, cells_per_cutoff
+  /// out of [1, 8], a NaN or infinite position), STATE (a half list whose ghosts do not come
+  /// from the last valid ghost plan), NOT_SUPPORTED, OUT_OF_MEMORY, CUDA.
+  verlet_list(const vector& v, double cutoff, double skin, int cells_per_cutoff = 1,
+              unsigned flags = 0) {
+    detail::check_in("pvec::verlet_list",
+                     pvec_verlet_create(v.get(), cutoff, skin, cells_per_cutoff, flags, &handle_));
+  }
+  /// Destroys the list (pvec_verlet_destroy); errors are ignored.
+  ~verlet_list() { reset(); }
+  /// Takes other's list; other becomes empty.
+  verlet_list(verlet_list&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  /// Destroys this list and takes other's.
+  verlet_list& operator=(verlet_list&& other) noexcept {
+    if (this != &other) {
+      reset();
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+  verlet_list(const verlet_list&) = delete;
+  verlet_list& operator=(const verlet_list&) = delete;
 
-  PVEC_HOST_DEVICE std::int64_t begin(std::int64_t i) const { return offsets[i]; }
-  PVEC_HOST_DEVICE std::int64_t end(std::int64_t i) const { return offsets[i + 1]; }
-  PVEC_HOST_DEVICE std::int64_t count(std::int64_t i) const { return offsets[i + 1] - offsets[i]; }
-  PVEC_HOST_DEVICE std::int32_t operator[](std::int64_t e) const { return neighbors[e]; }
+  /// Rebuilds from the rows as they are now (after map and a new ghost_get, typically) and
+  /// takes the current positions as the new reference of check(). Earlier views may point to
+  /// freed memory afterwards. On error the list stays stale. Throws as the constructor.
+  void build() { detail::check_in("pvec::verlet_list::build", pvec_verlet_build(handle_)); }
+
+  /// True when some local particle on some rank moved more than skin / 2 since the build, or
+  /// the list is stale: then rebuild (all ranks get the same answer). Collective. Runs on the
+  /// mirror the list was built on (only a flag comes back from the GPU).
+  /// Throws pvec::error: INVALID_HANDLE, CUDA, MPI.
+  bool check() {
+    int rebuild = 0;
+    detail::check_in("pvec::verlet_list::check", pvec_verlet_check(handle_, &rebuild));
+    return rebuild != 0;
+  }
+
+  /// The C struct (pvec_verlet_get_info). Throws pvec::error: INVALID_HANDLE, STATE (stale).
+  pvec_verlet_info info() const {
+    pvec_verlet_info out{};
+    out.struct_size = sizeof out;
+    detail::check_in("pvec::verlet_list::info", pvec_verlet_get_info(handle_, &out));
+    return out;
+  }
+
+  /// The kernel view of the current list. Valid as cell_list::view. Throws as info().
+  verlet_view view() const {
+    pvec_verlet_info i{};
+    i.struct_size = sizeof i;
+    detail::check_in("pvec::verlet_list::view", pvec_verlet_get_info(handle_, &i));
+    verlet_view v{};
+    v.n = i.n;
+    v.offsets = i.offsets;
+    v.neighbors = i.neighbors;
+    v.half = i.half;
+    return v;
+  }
+
+  /// The C handle (nullptr when empty); it stays owned by this object.
+  pvec_verlet_t get() const noexcept { return handle_; }
+  /// Gives up ownership: returns the handle, which the caller must pvec_verlet_destroy.
+  pvec_verlet_t release() noexcept { return std::exchange(handle_, nullptr); }
+  /// Destroys the list now (if any); the object becomes empty.
+  void reset() noexcept {
+    if (handle_ != nullptr) pvec_verlet_destroy(handle_);
+    handle_ = nullptr;
+  }
+  /// True while the object holds a list.
+  explicit operator bool() const noexcept { return handle_ != nullptr; }
+
+ private:
+  pvec_verlet_t handle_ = nullptr;
 };
-
-static_assert(std::is_trivially_copyable<cell_list_view>::value, "views travel by value");
-static_assert(std::is_trivially_copyable<verlet_view>::value, "views travel by value");
 
 }  // namespace pvec
 

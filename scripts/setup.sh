@@ -3,8 +3,9 @@
 # Required: compilers, CMake, MPI, Catch2. Optional (their tests are skipped without them):
 # gfortran, NumPy/pytest/mpi4py/pip, pkg-config, parallel HDF5 (checkpoints: without it they
 # return NOT_SUPPORTED and their tests only check that), h5py and VTK (the Python reader tests
-# of docs/io.md skip without them). A machine without network (the GPU machine)
-# that has the required ones carries on without the optional ones.
+# of docs/io.md skip without them), clang-format-14 (ctest structure_format skips without it).
+# A machine without network (the GPU machine) that has the required ones carries on without
+# the optional ones.
 set -euo pipefail
 
 required=()
@@ -22,6 +23,8 @@ done
 [ $catch2 = yes ] || required+=(catch2)
 have pkg-config || optional+=(pkg-config)
 have gfortran || optional+=(gfortran)
+# The formatter the tree is formatted with (scripts/check_format.sh).
+have clang-format-14 || optional+=(clang-format-14)
 # Parallel HDF5 (the Open MPI build, /usr/include/hdf5/openmpi) for checkpoints.
 [ -e /usr/include/hdf5/openmpi/hdf5.h ] || optional+=(libhdf5-openmpi-dev)
 pyok() { python3 -c "import $1" 2>/dev/null || /usr/bin/python3 -c "import $1" 2>/dev/null; }

@@ -8,7 +8,7 @@
 #ifndef LJ_KERNELS_HPP
 #define LJ_KERNELS_HPP
 
-#include <pvec_neighbors.hpp>
+#include <pvec_neighbors_view.hpp>
 #include <pvec_view.hpp>
 
 #if defined(__CUDACC__)

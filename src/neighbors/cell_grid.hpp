@@ -4,7 +4,7 @@
 
 #include "neighbors/neighbor_input.hpp"
 
-#include <pvec_neighbors.hpp>
+#include <pvec_neighbors_view.hpp>
 
 namespace pvec::impl {
 

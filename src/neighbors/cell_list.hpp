@@ -9,7 +9,7 @@
 #include "neighbors/halo_order.hpp"
 #include "neighbors/neighbor_input.hpp"
 
-#include <pvec_neighbors.hpp>
+#include <pvec_neighbors_view.hpp>
 
 #include <cstdint>
 

@@ -10,7 +10,7 @@
 
 #include "common/hd.hpp"
 
-#include <pvec_neighbors.hpp>
+#include <pvec_neighbors_view.hpp>
 
 #include <cmath>
 #include <cstdint>

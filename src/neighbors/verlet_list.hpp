@@ -15,7 +15,7 @@
 
 #include "neighbors/cell_list.hpp"
 
-#include <pvec_neighbors.hpp>
+#include <pvec_neighbors_view.hpp>
 
 #include <cstdint>
 

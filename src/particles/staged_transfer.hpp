@@ -58,7 +58,7 @@ class StagingLanes {
 // Host-to-device copies handed over block by block from several host threads at once, each
 // thread through a lane of its own: a restart uploads each block of rows right after reading
 // it, while the rows are still in cache and the other threads' reads go on
-// (io/checkpoint.cpp). Pageable host memory goes through the lane's two page-locked blocks
+// (io/checkpoint_read.cpp). Pageable host memory goes through the lane's two page-locked blocks
 // and streams (the block's rows are packed into one, which goes to the engine while the next
 // block is read); page-locked host memory goes to the engine directly, on the vector's
 // stream. Thread r may only call upload(r, ...); different r may call at once.

@@ -1,8 +1,8 @@
+// Longer than 500 lines because it walks pvec.h section by section, one case per function.
 // Bad input to every function of pvec.h that takes a handle or an out-pointer: NULL,
 // destroyed, wrong-kind and made-up handles; NULL out-pointers; out-of-range properties;
 // negative sizes; bad descriptor fields. Every refusal must give the documented status, a
-// message, and leave the vector exactly as it was. Long because it walks pvec.h section by
-// section, one case per function.
+// message, and leave the vector exactly as it was.
 #include "capi_util.hpp"
 
 #include <cmath>

@@ -1,7 +1,9 @@
 // Compiled with -Wall -Wextra -Wshadow -Wconversion -pedantic -Werror (see tests.cmake): every
 // template of pvec.hpp is instantiated here so that a warning anywhere in the header fails the
-// build. strict_sum is called by test_hpp_views.cpp, so this is not dead code.
+// build; pvec_neighbors.hpp (and the views it includes) is held to the same flags. strict_sum
+// is called by test_hpp_views.cpp, so this is not dead code.
 #include <pvec.hpp>
+#include <pvec_neighbors.hpp>
 
 #include <cstdint>
 

@@ -1,10 +1,11 @@
-// pvec.hpp neighbour search: pvec::cell_list, pvec::verlet_list and pvec::vector::sort wrap
-// pvec.h section 10: views equal a brute-force reference, stale lists throw pvec::error with
-// PVEC_ERROR_STATE naming the C++ caller, bad input throws with the C message, handles are
-// released exactly once.
+// C++ neighbour search: pvec::cell_list, pvec::verlet_list (pvec_neighbors.hpp) and
+// pvec::vector::sort (pvec.hpp) wrap pvec.h section 10: views equal a brute-force reference,
+// stale lists throw pvec::error with PVEC_ERROR_STATE naming the C++ caller, bad input throws
+// with the C message, handles are released exactly once.
 #include "catch_compat.hpp"
 
 #include <pvec.hpp>
+#include <pvec_neighbors.hpp>
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,5 @@
-# Tests of the header-only C++ layer (include/pvec.hpp, pvec_view.hpp, pvec_neighbors_raii.hpp).
+# Tests of the header-only C++ layer (include/pvec.hpp, pvec_view.hpp, pvec_neighbors.hpp,
+# pvec_neighbors_view.hpp).
 set(_cpp ${CMAKE_CURRENT_LIST_DIR})
 pvec_add_test(cpp_hpp
               SOURCES ${_cpp}/test_hpp_raii.cpp ${_cpp}/test_hpp_views.cpp ${_cpp}/test_hpp_neighbors.cpp

@@ -1,9 +1,9 @@
+// Longer than 500 lines because it is one table: a row per function and kind of bad argument.
 // The bad-input matrix: one table row per (exported function, kind of bad argument), each
 // checked for the documented status, a one-line message, no crash, and every live vector and
 // schema exactly as before. A second test case compares the functions the table covers with
 // what libpvec.so exports (nm -D) and what pvec.h declares, so that a new function cannot
 // ship without rows. Calls in the wrong library state are in state_rows.hpp (own process).
-// Long because it is one table: a row per function and kind of bad argument, read in one place.
 #include "capi_util.hpp"
 #include "state_rows.hpp"
 

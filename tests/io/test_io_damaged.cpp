@@ -7,7 +7,8 @@
 // pvec_checkpoint_describe and pvec_checkpoint_restart: an edit that damages the file must give
 // PVEC_ERROR_IO from both, with a message, no schema and the output handle untouched; a harmless
 // one (step, time) must still describe and restart. Under the sanitizer step of
-// scripts/hardening.sh this is the reader's fuzz test. (Byte-level damage: test_io_checkpoint.cpp.)
+// scripts/hardening.sh this is the reader's fuzz test. (Byte-level damage:
+// test_io_checkpoint_errors.cpp.)
 #include "dist_util.hpp"
 #include "test_support.hpp"
 

@@ -2,8 +2,11 @@
 # ranks; the N-to-M case needs 4), the VTK writer (C++ files and .pvd series; Python: a real
 # VTK reader and h5py, skipped with a message without them).
 set(_here ${CMAKE_CURRENT_LIST_DIR})
-pvec_add_test(io_checkpoint SOURCES ${_here}/test_io_checkpoint.cpp RANKS 1 2 3 4 LABELS io
-              LIBS ${_dist_libs})
+# One program: round trips, and errors (test_io_checkpoint_errors.cpp), sharing checkpoint_util.
+pvec_add_test(io_checkpoint
+              SOURCES ${_here}/test_io_checkpoint.cpp ${_here}/test_io_checkpoint_errors.cpp
+                      ${_here}/checkpoint_util.cpp
+              RANKS 1 2 3 4 LABELS io LIBS ${_dist_libs})
 target_compile_definitions(io_checkpoint PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
 if(PVEC_HAVE_HDF5)
   # The damaged-file cases edit checkpoints with the HDF5 C library directly.

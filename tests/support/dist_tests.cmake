@@ -4,7 +4,8 @@
 # at 1-4 ranks on both paths (the device path runs on the GPU where there is one).
 set(_support ${CMAKE_CURRENT_LIST_DIR})
 
-add_library(pvec_dist_test_util STATIC ${_support}/dist_util.cpp)
+add_library(pvec_dist_test_util STATIC ${_support}/dist_util.cpp
+                                       ${_support}/dist_reference.cpp)
 target_include_directories(pvec_dist_test_util PUBLIC ${_support})
 target_link_libraries(pvec_dist_test_util PUBLIC pvec Catch2::Catch2)
 set(_dist_libs pvec_dist_test_util)
@@ -14,9 +15,10 @@ if(PVEC_HAVE_MPI)
   list(APPEND _dist_libs MPI::MPI_C)
 endif()
 
-# pvec_add_dist_test(<name> <source>): the test program dist_<name> at 1-4 ranks.
+# pvec_add_dist_test(<name> <source>...): the test program dist_<name> at 1-4 ranks.
 function(pvec_add_dist_test name source)
-  pvec_add_test(dist_${name} SOURCES ${source} RANKS 1 2 3 4 LABELS dist LIBS ${_dist_libs})
+  pvec_add_test(dist_${name} SOURCES ${source} ${ARGN} RANKS 1 2 3 4 LABELS dist
+                LIBS ${_dist_libs})
   # tests/support/test_support.cpp includes <mpi.h> from C++: keep Open MPI's C++ bindings (a
   # library not linked) out.
   target_compile_definitions(dist_${name} PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
@@ -40,7 +42,8 @@ endfunction()
 # White-box variants of the distribution tests: a hook file sets one of pvec's internal test
 # switches before the tests run (pvec_whitebox_program: against the static archive).
 function(pvec_add_dist_whitebox name hook ranks)
-  pvec_whitebox_program(${name} ${hook} ${ARGN} ${_support}/dist_util.cpp)
+  pvec_whitebox_program(${name} ${hook} ${ARGN} ${_support}/dist_util.cpp
+                        ${_support}/dist_reference.cpp)
   foreach(n IN LISTS ranks)
     if(PVEC_HAVE_MPI)
       add_test(NAME ${name}_np${n}

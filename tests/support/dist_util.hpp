@@ -2,7 +2,8 @@
 // that never leave a rank waiting in a collective, gathers, a deterministic random source,
 // a schema with every kind of property whose values are a function of the particle id,
 // typed position access, whole-vector snapshots, and the host/device path protocol.
-// The tests use pvec only through pvec.h; MPI is used directly to build the references.
+// The tests use pvec only through pvec.h; MPI is used directly to build the references
+// (dist_reference.cpp; the rest in dist_util.cpp).
 #pragma once
 #ifdef PVEC_TEST_HAVE_MPI
 // MPI first, so that pvec.h offers pvec_vector_desc_set_comm; only its C API (the C++
