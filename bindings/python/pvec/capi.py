@@ -4,8 +4,8 @@ tests/test_abi.py checks every name, type, value and offset here against the ABI
 description abi/pvec_abi.json (see abi/README.md) and the C dumper generated from it.
 
 Everything here mirrors pvec.h one to one: the constants, the enums (as IntEnum), the
-extensible structs (VectorDesc, Layout, MemoryStats, OpStats, CellListInfo, VerletInfo, field
-for field) and a prototype for
+extensible structs (OptionInfo, VectorDesc, Layout, MemoryStats, OpStats, CellListInfo,
+VerletInfo, field for field) and a prototype for
 every exported function. The Pythonic layer (pvec._vector, pvec._views) only calls the
 functions through :func:`lib`, and turns a non-zero status into :class:`Error` with
 :func:`check`.
@@ -39,10 +39,6 @@ POS = -1
 NO_PROPS = -1
 # Flag of pvec_vtk_write (section 9): an Int32 point array "rank".
 VTK_RANK_ARRAY = 1 << 4
-# Sizes of the first and second layouts of pvec_op_stats (the smallest struct_size that
-# pvec_vector_get_op_stats accepts; the size without transport).
-OP_STATS_SIZE_V1 = ctypes.sizeof(ctypes.c_size_t) + 2 * 8 + 4 * 8
-OP_STATS_SIZE_V2 = OP_STATS_SIZE_V1 + 8
 
 
 class Status(enum.IntEnum):
@@ -63,6 +59,14 @@ class Status(enum.IntEnum):
     NOT_SUPPORTED = 12
     INTERNAL = 13
     IO = 14
+
+
+class OptionSource(enum.IntEnum):
+    """pvec_option_source: where a run-time option's value in use came from."""
+
+    DEFAULT = 0
+    ENVIRONMENT = 1
+    SET = 2
 
 
 class DType(enum.IntEnum):
@@ -106,7 +110,8 @@ class Placement(enum.IntEnum):
 
 
 class ReduceOp(enum.IntEnum):
-    """pvec_reduce_op: how pvec_ghost_put combines ghost values with their owners'."""
+    """pvec_reduce_op: how pvec_ghost_put combines ghost values with their owners', and
+    what pvec_vector_reduce / pvec_vector_allreduce compute (ADD, MIN, MAX)."""
 
     ADD = 0
     MIN = 1
@@ -146,6 +151,20 @@ class NeighborFlags(enum.IntFlag):
 
 
 # ---- Structs ------------------------------------------------------------------------------
+class OptionInfo(ctypes.Structure):
+    """pvec_option_info: one run-time option (pvec_options_get_info); strings owned by pvec."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("name", ctypes.c_char_p),
+        ("accepts", ctypes.c_char_p),
+        ("default_value", ctypes.c_char_p),
+        ("meaning", ctypes.c_char_p),
+        ("source", ctypes.c_int),
+        ("value", ctypes.c_int),
+    ]
+
+
 class VectorDesc(ctypes.Structure):
     """pvec_vector_desc. Fill with :func:`vector_desc` (calls pvec_vector_desc_init)."""
 
@@ -259,9 +278,11 @@ class VerletInfo(ctypes.Structure):
 
 
 # Sizes of the first layouts of the versioned structs: the smallest struct_size pvec accepts.
+OPTION_INFO_SIZE_V1 = OptionInfo.value.offset + ctypes.sizeof(ctypes.c_int)
 VECTOR_DESC_SIZE_V1 = VectorDesc.comm_f.offset + ctypes.sizeof(ctypes.c_int64)
 LAYOUT_SIZE_V1 = Layout.device_ptr.offset + ctypes.sizeof(ctypes.c_void_p)
 MEMORY_STATS_SIZE_V1 = MemoryStats.device_allocs.offset + ctypes.sizeof(ctypes.c_int64)
+OP_STATS_SIZE_V1 = OpStats.transport.offset + ctypes.sizeof(ctypes.c_int64)  # the whole struct
 CELL_LIST_INFO_SIZE_V1 = CellListInfo.local_offsets.offset + ctypes.sizeof(ctypes.c_void_p)
 VERLET_INFO_SIZE_V1 = VerletInfo.neighbors.offset + ctypes.sizeof(ctypes.c_void_p)
 
@@ -286,6 +307,11 @@ PROTOTYPES = {
     "pvec_finalize": (_st, []),
     "pvec_initialized": (_st, [_c_int_p]),
     "pvec_cuda_device_count": (_st, [_c_int_p]),
+    # 2b. run-time options
+    "pvec_options_get_count": (_st, [_c_int_p]),
+    "pvec_options_get_info": (_st, [ctypes.c_int, ctypes.POINTER(OptionInfo)]),
+    "pvec_options_get_text": (_st, [ctypes.POINTER(ctypes.c_char_p)]),
+    "pvec_options_set": (_st, [ctypes.c_char_p, ctypes.c_char_p]),
     # 3. schemas
     "pvec_dtype_size": (ctypes.c_size_t, [ctypes.c_int]),
     "pvec_dtype_name": (ctypes.c_char_p, [ctypes.c_int]),
@@ -344,6 +370,10 @@ PROTOTYPES = {
     "pvec_map": (_st, [_handle, ctypes.c_uint, _c_i64_p]),
     "pvec_ghost_get": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.c_uint]),
     "pvec_ghost_put": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.c_int, ctypes.c_uint]),
+    "pvec_vector_reduce": (_st, [_handle, ctypes.c_int, ctypes.c_int, ctypes.c_uint,
+                                 ctypes.c_void_p]),
+    "pvec_vector_allreduce": (_st, [_handle, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int,
+                                    ctypes.c_int]),
     # 8. diagnostics
     "pvec_memory_get_stats": (_st, [ctypes.POINTER(MemoryStats)]),
     "pvec_vector_get_op_stats": (_st, [_handle, ctypes.POINTER(OpStats)]),

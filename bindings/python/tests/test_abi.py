@@ -27,6 +27,7 @@ ABI_JSON = os.path.join(SOURCE_DIR, "abi", "pvec_abi.json")
 # first value, as in the description.
 ENUMS = {
     "pvec_status": (capi.Status, r"PVEC_(ERROR_)?"),
+    "pvec_option_source": (capi.OptionSource, r"PVEC_OPTION_"),
     "pvec_dtype": (capi.DType, r"PVEC_"),
     "pvec_boundary": (capi.Boundary, r"PVEC_"),
     "pvec_backend": (capi.Backend, r"PVEC_BACKEND_"),
@@ -42,6 +43,7 @@ PYTHON_ONLY_MEMBERS = {capi.Flags: {"NONE"},  # Python's empty set of flags
                        capi.NeighborFlags: {"NONE"}}
 
 STRUCTS = {
+    "pvec_option_info": capi.OptionInfo,
     "pvec_vector_desc": capi.VectorDesc,
     "pvec_layout": capi.Layout,
     "pvec_memory_stats": capi.MemoryStats,
