@@ -130,10 +130,14 @@ _API_DUNDERS = {"__init__", "__getitem__", "__setitem__", "__contains__", "__ite
 
 
 def api_class(cls):
-    """Class decorator: :func:`api` on every public method and property of cls (and the
-    protocol methods in _API_DUNDERS), named "Class.method"."""
-    for attr, value in list(vars(cls).items()):
-        if attr.startswith("_") and attr not in _API_DUNDERS:
+    """Class decorator: :func:`api` on every public method and property of cls, inherited ones
+    included (and the protocol methods in _API_DUNDERS), named "Class.method"."""
+    members = {}
+    for klass in reversed(cls.__mro__[:-1]):  # a subclass's definition wins over its base's
+        members.update(vars(klass))
+    for attr, value in members.items():
+        if attr.startswith("_") and attr not in _API_DUNDERS or \
+                isinstance(value, (staticmethod, classmethod)):
             continue
         name = "%s.%s" % (cls.__name__, attr)
         if attr == "__init__":

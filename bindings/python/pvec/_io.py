@@ -95,5 +95,5 @@ def restart(path, backend="auto", pinned=True, comm=None, ghost=None):
     finally:
         call("pvec_schema_destroy", schema)
     vec = Vector.__new__(Vector)
-    vec._handle = handle.value
+    vec._adopt(handle.value)
     return vec

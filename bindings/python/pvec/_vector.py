@@ -13,6 +13,7 @@ from . import _cuda, _runtime, capi
 from .capi import (POS, Backend, Boundary, DType, Error, Flags, HostMemory, OutOfRangeError,
                    Placement, PropertyKeyError, ReduceOp, Status, Transport, api_class, call,
                    error, last_error, lib, new_layout, vector_desc)
+from ._handle import Handle
 from ._schema import PropertyInfo, as_schema
 from ._views import PropertyView
 
@@ -88,7 +89,7 @@ def _comm_handle(comm):
 
 
 @api_class
-class Vector:
+class Vector(Handle):
     """A particle vector: positions plus the properties of a schema, on a host mirror and a
     device mirror with the same layout (component stride = capacity, a multiple of 64).
 
@@ -106,8 +107,10 @@ class Vector:
     - comm: None (MPI_COMM_WORLD), an mpi4py communicator or an int Fortran handle.
 
     Creation and destruction are collective over the communicator. Calls :func:`pvec.init`
-    first if needed. Use as a context manager, or call :meth:`destroy`, to destroy it at a
-    point every rank reaches; otherwise it is destroyed when collected (or by finalize).
+    first if needed. Use as a context manager, or call :meth:`close` (or ``destroy``), to
+    destroy it at a point every rank reaches; otherwise it is destroyed when collected (or by
+    finalize). Once destroyed, every method raises :class:`pvec.Error` (INVALID_HANDLE; STATE
+    after pvec.finalize()).
 
     Lookup works like the columns of a pandas DataFrame: ``vec["rho"]`` is the host view of
     a property, ``"rho" in vec`` asks whether the vector has it, iteration and
@@ -117,10 +120,12 @@ class Vector:
     (both also :class:`pvec.Error`).
     """
 
+    _what = "vector"
+    _destroy_fn = "pvec_vector_destroy"
+
     def __init__(self, dim=3, domain=(0.0, 1.0), periodic=False, ghost=0.0, schema=None, n=0,
                  pos_dtype=np.float64, backend="auto", pinned=True, comm=None,
                  placement="even"):
-        self._handle = None
         _runtime.init()
         desc = vector_desc()
         desc.dim = int(dim)
@@ -148,45 +153,14 @@ class Vector:
         finally:
             if owned:
                 sch.close()
-        self._handle = handle.value
+        self._adopt(handle.value)
 
-    # ---- lifetime ---------------------------------------------------------------------------
-    @property
-    def alive(self):
-        """False once destroyed (destroy(), or pvec.finalize())."""
-        return self._handle is not None and not _runtime.is_finalized()
-
-    def destroy(self):
-        """Destroy the vector and free both mirrors (collective). Views become stale."""
-        handle, self._handle = self._handle, None
-        if handle is not None and not _runtime.is_finalized():
-            call("pvec_vector_destroy", handle)
-
-    close = destroy
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.destroy()
-
-    def __del__(self):
-        try:
-            self.destroy()
-        except Exception:
-            pass
-
-    @property
-    def handle(self):
-        """The pvec_vector_t as an int, for direct calls through pvec.capi."""
-        return self._h()
-
-    def _h(self):
-        if self._handle is None:
-            raise Error(Status.INVALID_HANDLE, "the vector was destroyed", "Vector")
-        if _runtime.is_finalized():
-            raise Error(Status.STATE, "pvec was finalized: the vector is gone", "Vector")
-        return self._handle
+    # ---- lifetime (pvec._handle.Handle: alive, handle, destroy, with, collection) -----------
+    def close(self):
+        """Destroy the vector and free both mirrors (collective). Views become stale; arrays
+        exported from them stay readable. Harmless when already destroyed. Same as destroy()
+        and the end of a with block."""
+        Handle.close(self)
 
     def _get(self, function, ctype):
         out = ctype()
