@@ -22,9 +22,10 @@ from .capi import (MAX_DIM, MAX_NAME, MAX_RANK, POS, Backend, Boundary, DType, E
 from ._runtime import (MemoryStats, cuda_device_count, dtype_name, dtype_size, finalize, init,
                        initialized, memory_stats, numpy_dtype, status_string, to_dtype,
                        version, version_number)
-from ._io import checkpoint, checkpoint_info, has_hdf5, restart
+from ._io import checkpoint, checkpoint_info, has_hdf5
+from ._records import Layout, OpStats
 from ._schema import PropertyInfo, Schema
-from ._vector import Layout, OpStats, Vector
+from ._vector import Vector, restart
 from ._views import PropertyView
 from ._neighbors import CellList, ListArray, VerletList
 

@@ -18,6 +18,11 @@ import threading
 from ._cdefs import PROTOTYPES, VERSION_MAJOR, Layout, Status, VectorDesc
 from ._errors import Error, error
 
+try:
+    from . import _install_config  # written by `cmake --install`; absent in the source tree
+except ImportError:
+    _install_config = None
+
 _lock = threading.Lock()
 _api = None
 
@@ -49,10 +54,6 @@ def _missing_symbol(name, path):
 
 
 def _recorded_path():
-    try:
-        from . import _install_config  # written by `cmake --install`, absent in the source tree
-    except ImportError:
-        return None
     return getattr(_install_config, "LIBRARY", None)
 
 

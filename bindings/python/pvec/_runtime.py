@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import capi
 from .capi import DType, Error, Status, api, call, lib
 
 _lock = threading.Lock()
@@ -163,8 +164,6 @@ class MemoryStats:
 def memory_stats():
     """:class:`MemoryStats` (pvec_memory_get_stats): host/pinned/device bytes (live) and
     allocs (so far)."""
-    from . import capi
-
     stats = capi.MemoryStats()
     stats.struct_size = ctypes.sizeof(capi.MemoryStats)
     call("pvec_memory_get_stats", ctypes.byref(stats))
