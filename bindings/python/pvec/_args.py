@@ -8,10 +8,12 @@ from .capi import Backend, Error, HostMemory, Placement, ReduceOp, Status
 
 BACKENDS = {"auto": Backend.AUTO, "host": Backend.HOST, "cuda": Backend.CUDA}
 PLACEMENTS = {"even": Placement.EVEN, "local": Placement.LOCAL}
-#: The names of pvec_reduce_op. ghost_put takes all four; reduce and allreduce pass any of them
-#: to pvec, which refuses "replace" with its own message.
+#: ghost_put's combinations (pvec_reduce_op).
 OPS = {"add": ReduceOp.ADD, "min": ReduceOp.MIN, "max": ReduceOp.MAX,
        "replace": ReduceOp.REPLACE}
+#: What reduce and allreduce compute. A pvec.ReduceOp (or int) goes to pvec as it is: pvec
+#: refuses ReduceOp.REPLACE with its own message.
+REDUCE_OPS = {"add": ReduceOp.ADD, "min": ReduceOp.MIN, "max": ReduceOp.MAX}
 
 
 def lookup(table, value, what, function="Vector"):

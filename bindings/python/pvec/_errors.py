@@ -87,6 +87,7 @@ _PYTHON_WORDS = [
     ("call pvec_verlet_build", "call .build()"),
     ("call pvec_cell_list_build", "call .build()"),
     ("PVEC_POS = -1 for positions", "'pos' (pvec.POS) for the positions"),
+    ("PVEC_REDUCE_ADD, PVEC_REDUCE_MIN or PVEC_REDUCE_MAX", "op='add', 'min' or 'max'"),
 ]
 
 

@@ -45,9 +45,11 @@ def to_dtype(dtype):
     except TypeError:
         np_dtype = None
     if np_dtype is None or np_dtype not in _PVEC_OF:
+        shown = (np_dtype.str if not np_dtype.isnative else np_dtype.name) \
+            if np_dtype is not None else repr(dtype)
         raise Error(Status.INVALID_ARGUMENT,
-                    "dtype %r is not one of pvec's: float32, float64, int32, int64, uint32, "
-                    "uint64" % (dtype,), "to_dtype")
+                    "dtype %s is not one of pvec's: float32, float64, int32, int64, uint32, "
+                    "uint64 (native byte order)" % shown, "to_dtype")
     return _PVEC_OF[np_dtype]
 
 
