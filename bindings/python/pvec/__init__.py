@@ -16,15 +16,16 @@ The C functions themselves, structs and enums are in :mod:`pvec.capi`.
 
 from . import capi
 from .capi import (MAX_DIM, MAX_NAME, MAX_RANK, POS, Backend, Boundary, DType, Error,
-                   Flags, HostMemory, NeighborFlags, OutOfRangeError, Placement,
-                   PropertyKeyError, ReduceOp,
-                   StaleViewError, Status, Transport)
+                   Flags, HostMemory, NeighborFlags, OptionSource, OutOfRangeError, Placement,
+                   PropertyKeyError, ReduceOp, StaleViewError, Status, Transport)
 from ._runtime import (MemoryStats, cuda_device_count, dtype_name, dtype_size, finalize, init,
                        initialized, memory_stats, numpy_dtype, status_string, to_dtype,
                        version, version_number)
-from ._io import checkpoint, checkpoint_info, has_hdf5, restart
+from ._io import checkpoint, checkpoint_info, has_hdf5
+from ._options import Option, options, options_text, set_option
+from ._records import Layout, OpStats
 from ._schema import PropertyInfo, Schema
-from ._vector import Layout, OpStats, Vector
+from ._vector import Vector, restart
 from ._views import PropertyView
 from ._neighbors import CellList, ListArray, VerletList
 
@@ -39,4 +40,5 @@ __all__ = [
     "numpy_dtype", "status_string", "to_dtype", "version", "version_number",
     "checkpoint", "checkpoint_info", "has_hdf5", "restart",
     "CellList", "ListArray", "NeighborFlags", "VerletList",
+    "Option", "OptionSource", "options", "options_text", "set_option",
 ]

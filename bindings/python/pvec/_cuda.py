@@ -1,9 +1,6 @@
 """The little CUDA knowledge the binding needs, without any CUDA Python package: streams given
 as objects of other libraries."""
 
-import ctypes
-
-
 
 def stream_handle(stream):
     """The cudaStream_t value (an int; 0 is the legacy default stream) of stream: an int, or an

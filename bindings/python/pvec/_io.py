@@ -1,13 +1,15 @@
 """Output and restart (section 9 of pvec.h; docs/io.md): HDF5 checkpoints that restart on any
-number of ranks. ParaView output is :meth:`pvec.Vector.write_vtk`."""
+number of ranks, and ParaView output. Works on any object with a ``handle`` (a Vector);
+:func:`pvec.restart`, which makes a Vector, is in pvec._vector on top of
+:func:`restart_handle`."""
 
 import ctypes
 import os
 
-from . import _runtime
-from .capi import Error, Flags, Status, call, vector_desc
+from . import _args, _runtime
+from .capi import Error, Flags, Status, VTK_RANK_ARRAY, call, vector_desc
 
-__all__ = ["checkpoint", "checkpoint_info", "has_hdf5", "restart"]
+__all__ = ["checkpoint", "checkpoint_info", "has_hdf5", "restart_handle", "write_vtk"]
 
 
 def has_hdf5():
@@ -45,6 +47,12 @@ def checkpoint(vec, path, step=0, time=0.0, metadata=None, device=False):
          keys, strings, numbers, flags)
 
 
+def write_vtk(vec, prefix, step=0, time=0.0, device=False, rank_array=False):
+    """pvec_vtk_write of vec (see :meth:`pvec.Vector.write_vtk`). Collective."""
+    flags = (int(Flags.ON_DEVICE) if device else 0) | (VTK_RANK_ARRAY if rank_array else 0)
+    call("pvec_vtk_write", vec.handle, os.fsencode(prefix), int(step), float(time), flags)
+
+
 def _describe(path):
     _runtime.init()
     desc = vector_desc()
@@ -73,27 +81,17 @@ def checkpoint_info(path):
     }
 
 
-def restart(path, backend="auto", pinned=True, comm=None, ghost=None):
-    """A new pvec.Vector from the checkpoint at path, on this run's ranks (any number): the
-    file's schema, dimension, domain and boundaries; ghost width the file's unless given;
-    particles distributed by map. Collective."""
-    from ._vector import _BACKENDS, Vector, _comm_handle, _lookup
-    from .capi import HostMemory
-
+def restart_handle(path, backend="auto", pinned=True, comm=None, ghost=None):
+    """pvec_checkpoint_restart: the handle (an int) of a new vector made from the checkpoint at
+    path, for the caller to own. Collective."""
     desc, schema, _, _ = _describe(path)
     try:
         if ghost is not None:
             desc.ghost_width = float(ghost)
-        desc.backend = int(_lookup(_BACKENDS, backend, "backend"))
-        desc.host_memory = int(HostMemory.PINNED if pinned else HostMemory.PAGEABLE)
-        if comm is not None:
-            desc.has_comm = 1
-            desc.comm_f = _comm_handle(comm)
+        _args.set_location(desc, backend, pinned, comm)
         handle = ctypes.c_void_p()
         call("pvec_checkpoint_restart", os.fsencode(path), ctypes.byref(desc), schema, 0,
              ctypes.byref(handle))
     finally:
         call("pvec_schema_destroy", schema)
-    vec = Vector.__new__(Vector)
-    vec._handle = handle.value
-    return vec
+    return handle.value

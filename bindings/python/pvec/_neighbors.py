@@ -20,6 +20,7 @@ import weakref
 import numpy as np
 
 from . import _dlpack, _runtime
+from ._handle import Handle
 from .capi import (CellListInfo, Error, Flags, NeighborFlags, StaleViewError, Status,
                    VerletInfo, api_class, call, last_error, lib)
 
@@ -130,69 +131,52 @@ class ListArray:
                               _dlpack.wants_versioned(max_version), readonly=True)
 
 
-class _List:
-    """What CellList and VerletList share: the handle's lifetime, get, arrays."""
+class _List(Handle):
+    """What CellList and VerletList share: the handle's lifetime (pvec._handle.Handle, with the
+    free deferred by _Memory while exported arrays live), build, the info struct, arrays.
+    A subclass sets _args (the create arguments after the vector) and calls _List.__init__."""
 
     _what = "list"
-    _get_fn = _destroy_fn = _build_fn = None
+    _get_fn = _destroy_fn = _build_fn = _create_fn = None
     _info_cls = None
+    _memory = None
 
-    def __init__(self, vector, handle):
+    def __init__(self, vector):
         self._vector = vector
+        handle = self._create()
         self._memory = _Memory(handle, self._destroy_fn)
+        self._adopt(handle)
+
+    def _create(self):
+        out = ctypes.c_void_p()
+        call(self._create_fn, self._vector._h(), *self._args, ctypes.byref(out))
+        return out.value
 
     # ---- lifetime ---------------------------------------------------------------------------
-    def _h(self):
-        if self._memory is None or self._memory.handle is None:
-            raise Error(Status.INVALID_HANDLE, "the %s was destroyed" % self._what,
-                        type(self).__name__)
-        if _runtime.is_finalized():
-            raise Error(Status.STATE, "pvec was finalized: the %s is gone" % self._what,
-                        type(self).__name__)
-        return self._memory.handle
-
-    @property
-    def alive(self):
-        """False once destroyed (destroy(), or pvec.finalize())."""
-        return (self._memory is not None and self._memory.handle is not None
-                and not _runtime.is_finalized())
-
-    def destroy(self):
-        """Free the list (local). Arrays fetched from it stay readable until collected."""
+    def _release(self, handle):
+        # The _Memory frees the handle once no exported array reads it any more.
         memory, self._memory = self._memory, None
         if memory is not None:
             memory.release()
 
-    close = destroy
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.destroy()
-
-    def __del__(self):
-        try:
-            self.destroy()
-        except Exception:
-            pass
-
-    @property
-    def handle(self):
-        """The C handle (pvec_cell_list_t / pvec_verlet_t) as an int, for pvec.capi calls."""
-        return self._h()
+    def close(self):
+        """Free the list (local). Arrays fetched from it stay readable until collected.
+        Harmless when already destroyed. Same as destroy() and the end of a with block."""
+        Handle.close(self)
 
     def build(self):
         """Rebuild from the vector's rows as they are now (same parameters). Local. On error
         the list stays stale. Arrays fetched before keep the old values."""
+        handle = self._h()
         if self._memory.exported:
             # Someone still reads the old arrays: build a new list in fresh memory and let
             # the old one go when they do.
             handle = self._create()
             old, self._memory = self._memory, _Memory(handle, self._destroy_fn)
+            self._adopt(handle)
             old.release()
         else:
-            call(self._build_fn, self._h())
+            call(self._build_fn, handle)
 
     # ---- state ------------------------------------------------------------------------------
     def _info(self):
@@ -243,21 +227,11 @@ class _List:
         return np.asarray(carrier)
 
 
-def _named(cls):
-    """api_class over cls with the public members it inherits from _List, so that errors name
-    "CellList.build" rather than the C function."""
-    for attr, value in vars(_List).items():
-        if (not attr.startswith("_") or attr in ("__enter__", "__exit__")) and \
-                attr not in vars(cls):
-            setattr(cls, attr, value)
-    return api_class(cls)
-
-
 def _flags(on_device, extra=0):
     return int((Flags.ON_DEVICE if on_device else Flags.NONE) | extra)
 
 
-@_named
+@api_class
 class CellList(_List):
     """A cell list of a vector's rows (pvec_cell_list_create): vec.cell_list(cutoff, ...).
 
@@ -274,21 +248,15 @@ class CellList(_List):
     """
 
     _what = "cell list"
-    _get_fn, _destroy_fn, _build_fn = ("pvec_cell_list_get_info", "pvec_cell_list_destroy",
-                                       "pvec_cell_list_build")
+    _get_fn, _destroy_fn, _build_fn, _create_fn = (
+        "pvec_cell_list_get_info", "pvec_cell_list_destroy", "pvec_cell_list_build",
+        "pvec_cell_list_create")
     _info_cls = CellListInfo
 
     def __init__(self, vector, cutoff, cells_per_cutoff=1, ghosts=False, on_device=False):
-        self._memory = None
         self._args = (float(cutoff), int(cells_per_cutoff),
                       _flags(on_device, NeighborFlags.CELLS_GHOSTS if ghosts else 0))
-        _List.__init__(self, vector, None)
-        self._memory.handle = self._create()
-
-    def _create(self):
-        out = ctypes.c_void_p()
-        call("pvec_cell_list_create", self._vector._h(), *self._args, ctypes.byref(out))
-        return out.value
+        _List.__init__(self, vector)
 
     @property
     def dim(self):
@@ -377,7 +345,7 @@ class CellList(_List):
             " on device" if info.on_device else "")
 
 
-@_named
+@api_class
 class VerletList(_List):
     """A Verlet list (pvec_verlet_create): vec.verlet_list(cutoff, skin, ...).
 
@@ -392,21 +360,14 @@ class VerletList(_List):
     """
 
     _what = "Verlet list"
-    _get_fn, _destroy_fn, _build_fn = ("pvec_verlet_get_info", "pvec_verlet_destroy",
-                                       "pvec_verlet_build")
+    _get_fn, _destroy_fn, _build_fn, _create_fn = (
+        "pvec_verlet_get_info", "pvec_verlet_destroy", "pvec_verlet_build", "pvec_verlet_create")
     _info_cls = VerletInfo
 
     def __init__(self, vector, cutoff, skin, half=False, on_device=False, cells_per_cutoff=1):
-        self._memory = None
         self._args = (float(cutoff), float(skin), int(cells_per_cutoff),
                       _flags(on_device, NeighborFlags.VERLET_HALF if half else 0))
-        _List.__init__(self, vector, None)
-        self._memory.handle = self._create()
-
-    def _create(self):
-        out = ctypes.c_void_p()
-        call("pvec_verlet_create", self._vector._h(), *self._args, ctypes.byref(out))
-        return out.value
+        _List.__init__(self, vector)
 
     def check(self):
         """True when some local particle on some rank moved more than skin/2 since the build,

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import capi
 from .capi import DType, Error, Status, api, call, lib
 
 _lock = threading.Lock()
@@ -44,9 +45,11 @@ def to_dtype(dtype):
     except TypeError:
         np_dtype = None
     if np_dtype is None or np_dtype not in _PVEC_OF:
+        shown = (np_dtype.str if not np_dtype.isnative else np_dtype.name) \
+            if np_dtype is not None else repr(dtype)
         raise Error(Status.INVALID_ARGUMENT,
-                    "dtype %r is not one of pvec's: float32, float64, int32, int64, uint32, "
-                    "uint64" % (dtype,), "to_dtype")
+                    "dtype %s is not one of pvec's: float32, float64, int32, int64, uint32, "
+                    "uint64 (native byte order)" % shown, "to_dtype")
     return _PVEC_OF[np_dtype]
 
 
@@ -163,8 +166,6 @@ class MemoryStats:
 def memory_stats():
     """:class:`MemoryStats` (pvec_memory_get_stats): host/pinned/device bytes (live) and
     allocs (so far)."""
-    from . import capi
-
     stats = capi.MemoryStats()
     stats.struct_size = ctypes.sizeof(capi.MemoryStats)
     call("pvec_memory_get_stats", ctypes.byref(stats))

@@ -3,8 +3,9 @@
 import collections
 import ctypes
 
-from .capi import Error, Status, api_class, call
 from . import _runtime
+from ._handle import Handle
+from .capi import Error, Status, api_class, call
 
 #: One declared property: index, name, numpy dtype and shape (() scalar, (n,) vector[n],
 #: (n, m) tensor[n][m]).
@@ -20,20 +21,24 @@ def _shape(shape):
 
 
 @api_class
-class Schema:
+class Schema(Handle):
     """A list of property declarations (a pvec_schema_t). A Vector copies it at creation,
     so a schema can be reused and changed afterwards without affecting existing vectors.
 
     ``Schema([("rho", np.float32), ("v", np.float32, 2), ("t", np.float32, (2, 2))])``
     declares the properties in order; each tuple is ``(name, dtype[, shape])``.
     Invalid declarations raise :class:`pvec.Error` (INVALID_ARGUMENT) and leave the schema
-    unchanged.
+    unchanged. Its lifetime is :class:`pvec._handle.Handle`'s: ``close()`` or a ``with`` block
+    frees it (also done when collected).
     """
+
+    _what = "schema"
+    _destroy_fn = "pvec_schema_destroy"
 
     def __init__(self, properties=()):
         handle = ctypes.c_void_p()
         call("pvec_schema_create", ctypes.byref(handle))
-        self._handle = handle.value
+        self._adopt(handle.value)
         self._props = []
         for decl in properties:
             self.add(*decl)
@@ -85,41 +90,8 @@ class Schema:
         """The declared properties, as PropertyInfo tuples in index order."""
         return tuple(self._props)
 
-    @property
-    def handle(self):
-        """The pvec_schema_t, as an int (for direct calls through pvec.capi)."""
-        return self._h()
-
     def __repr__(self):
         return "Schema(%r)" % [(p.name, p.dtype.name, p.shape) for p in self._props]
-
-    # ---- lifetime --------------------------------------------------------------------------
-    def close(self):
-        """Destroy the C schema now (also done when the object is collected)."""
-        handle, self._handle = self._handle, None
-        # pvec_finalize destroyed every schema already.
-        if handle is not None and not _runtime.is_finalized():
-            call("pvec_schema_destroy", handle)
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def _h(self):
-        if self._handle is None:
-            raise Error(Status.INVALID_HANDLE, "the schema was closed", "Schema")
-        if _runtime.is_finalized():
-            raise Error(Status.INVALID_HANDLE, "pvec was finalized: its schemas are gone",
-                        "Schema")
-        return self._handle
 
     def _record(self, index, name, dt, shape):
         self._props.append(PropertyInfo(index, name, _runtime.numpy_dtype(dt), shape))

@@ -1,94 +1,27 @@
-"""Vector: a distributed particle vector (pvec_vector_t) with Pythonic accessors.
-
-Long because it is one type: every method of pvec_vector_t in one class.
+"""Vector: a distributed particle vector (pvec_vector_t) with Pythonic accessors: creation,
+queries, layouts and views, dict-like lookup of properties, size changes, transfers,
+neighbour search and output. What it does over its communicator (map, ghosts, reductions)
+is its base class pvec._distribution.Distributed; its lifetime is pvec._handle.Handle's.
 """
 
 import ctypes
-import os
-from dataclasses import dataclass
 
 import numpy as np
 
-from . import _cuda, _runtime, capi
-from .capi import (POS, Backend, Boundary, DType, Error, Flags, HostMemory, OutOfRangeError,
-                   Placement, PropertyKeyError, ReduceOp, Status, Transport, api_class, call,
-                   error, last_error, lib, new_layout, vector_desc)
+from . import _args, _cuda, _io, _runtime
+from ._handle import Handle
+from ._neighbors import CellList, VerletList
+from ._distribution import Distributed
+from ._records import Layout
 from ._schema import PropertyInfo, as_schema
 from ._views import PropertyView
-
-_BACKENDS = {"auto": Backend.AUTO, "host": Backend.HOST, "cuda": Backend.CUDA}
-_PLACEMENTS = {"even": Placement.EVEN, "local": Placement.LOCAL}
-_OPS = {"add": ReduceOp.ADD, "min": ReduceOp.MIN, "max": ReduceOp.MAX,
-        "replace": ReduceOp.REPLACE}
-
-
-@dataclass(frozen=True)
-class Layout:
-    """pvec_layout of one property, as Python values. ``shape`` is the property's shape
-    (() scalar, (n,) vector, (n, m) tensor; (dim,) for the positions); element (particle i,
-    component c) is at ``ptr + c*stride_bytes + i*elem_size``."""
-
-    prop: int
-    name: str
-    dtype: DType
-    elem_size: int
-    rank: int
-    extents: tuple
-    shape: tuple
-    ncomp: int
-    capacity: int
-    stride_elems: int
-    stride_bytes: int
-    n_local: int
-    n_ghost: int
-    generation: int
-    host_ptr: int
-    device_ptr: int
-
-    @property
-    def numpy_dtype(self):
-        return _runtime.numpy_dtype(self.dtype)
-
-
-@dataclass(frozen=True)
-class OpStats:
-    """pvec_op_stats of the last map, ghost_get or ghost_put on a vector, as Python values
-    (zeros before the first): wall time of the on-processor work and of the messages, bytes
-    and particles (ghost entries) sent and received, of those the own periodic images (in no
-    message), and how the messages travelled."""
-
-    compute_seconds: float
-    exchange_seconds: float
-    bytes_sent: int
-    bytes_received: int
-    particles_sent: int
-    particles_received: int
-    particles_self: int
-    transport: Transport
-
-
-def _per_dim(value, dim, what, convert):
-    if np.ndim(value) == 0:
-        return [convert(value)] * dim
-    values = [convert(v) for v in value]
-    if len(values) != dim:
-        raise Error(Status.INVALID_ARGUMENT, "%s has %d values, dim is %d" % (
-            what, len(values), dim), "Vector")
-    return values
-
-
-def _comm_handle(comm):
-    """Fortran handle of a communicator: an mpi4py Comm (py2f) or an int."""
-    if hasattr(comm, "py2f"):
-        return int(comm.py2f())
-    if isinstance(comm, (int, np.integer)) and not isinstance(comm, bool):
-        return int(comm)
-    raise TypeError("comm must be an mpi4py communicator or an int Fortran handle, got %r" % (
-        comm,))
+from .capi import (POS, Backend, Boundary, Error, Flags, NeighborFlags, OutOfRangeError,
+                   PropertyKeyError, Status, api, api_class, call, error, last_error, lib,
+                   new_layout, vector_desc)
 
 
 @api_class
-class Vector:
+class Vector(Handle, Distributed):
     """A particle vector: positions plus the properties of a schema, on a host mirror and a
     device mirror with the same layout (component stride = capacity, a multiple of 64).
 
@@ -106,8 +39,10 @@ class Vector:
     - comm: None (MPI_COMM_WORLD), an mpi4py communicator or an int Fortran handle.
 
     Creation and destruction are collective over the communicator. Calls :func:`pvec.init`
-    first if needed. Use as a context manager, or call :meth:`destroy`, to destroy it at a
-    point every rank reaches; otherwise it is destroyed when collected (or by finalize).
+    first if needed. Use as a context manager, or call :meth:`close` (or ``destroy``), to
+    destroy it at a point every rank reaches; otherwise it is destroyed when collected (or by
+    finalize). Once destroyed, every method raises :class:`pvec.Error` (INVALID_HANDLE; STATE
+    after pvec.finalize()).
 
     Lookup works like the columns of a pandas DataFrame: ``vec["rho"]`` is the host view of
     a property, ``"rho" in vec`` asks whether the vector has it, iteration and
@@ -117,30 +52,28 @@ class Vector:
     (both also :class:`pvec.Error`).
     """
 
+    _what = "vector"
+    _destroy_fn = "pvec_vector_destroy"
+
     def __init__(self, dim=3, domain=(0.0, 1.0), periodic=False, ghost=0.0, schema=None, n=0,
                  pos_dtype=np.float64, backend="auto", pinned=True, comm=None,
                  placement="even"):
-        self._handle = None
         _runtime.init()
         desc = vector_desc()
         desc.dim = int(dim)
         desc.pos_dtype = int(_runtime.to_dtype(pos_dtype))
         ndim = max(1, min(int(dim), len(desc.domain_lo)))
         lo, hi = domain
-        for d, (a, b) in enumerate(zip(_per_dim(lo, ndim, "domain lo", float),
-                                       _per_dim(hi, ndim, "domain hi", float))):
+        for d, (a, b) in enumerate(zip(_args.per_dim(lo, ndim, "domain lo", float),
+                                       _args.per_dim(hi, ndim, "domain hi", float))):
             desc.domain_lo[d] = a
             desc.domain_hi[d] = b
-        for d, p in enumerate(_per_dim(periodic, ndim, "periodic", bool)):
+        for d, p in enumerate(_args.per_dim(periodic, ndim, "periodic", bool)):
             desc.boundary[d] = int(Boundary.PERIODIC if p else Boundary.NON_PERIODIC)
         desc.ghost_width = float(ghost)
         desc.n_particles = int(n)
-        desc.placement = int(_lookup(_PLACEMENTS, placement, "placement"))
-        desc.backend = int(_lookup(_BACKENDS, backend, "backend"))
-        desc.host_memory = int(HostMemory.PINNED if pinned else HostMemory.PAGEABLE)
-        if comm is not None:
-            desc.has_comm = 1
-            desc.comm_f = _comm_handle(comm)
+        desc.placement = int(_args.lookup(_args.PLACEMENTS, placement, "placement"))
+        _args.set_location(desc, backend, pinned, comm)
         sch, owned = as_schema(schema)
         try:
             handle = ctypes.c_void_p()
@@ -148,45 +81,14 @@ class Vector:
         finally:
             if owned:
                 sch.close()
-        self._handle = handle.value
+        self._adopt(handle.value)
 
-    # ---- lifetime ---------------------------------------------------------------------------
-    @property
-    def alive(self):
-        """False once destroyed (destroy(), or pvec.finalize())."""
-        return self._handle is not None and not _runtime.is_finalized()
-
-    def destroy(self):
-        """Destroy the vector and free both mirrors (collective). Views become stale."""
-        handle, self._handle = self._handle, None
-        if handle is not None and not _runtime.is_finalized():
-            call("pvec_vector_destroy", handle)
-
-    close = destroy
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.destroy()
-
-    def __del__(self):
-        try:
-            self.destroy()
-        except Exception:
-            pass
-
-    @property
-    def handle(self):
-        """The pvec_vector_t as an int, for direct calls through pvec.capi."""
-        return self._h()
-
-    def _h(self):
-        if self._handle is None:
-            raise Error(Status.INVALID_HANDLE, "the vector was destroyed", "Vector")
-        if _runtime.is_finalized():
-            raise Error(Status.STATE, "pvec was finalized: the vector is gone", "Vector")
-        return self._handle
+    # ---- lifetime (pvec._handle.Handle: alive, handle, destroy, with, collection) -----------
+    def close(self):
+        """Destroy the vector and free both mirrors (collective). Views become stale; arrays
+        exported from them stay readable. Harmless when already destroyed. Same as destroy()
+        and the end of a with block."""
+        Handle.close(self)
 
     def _get(self, function, ctype):
         out = ctype()
@@ -297,13 +199,7 @@ class Vector:
         """:class:`Layout` (pvec_vector_get_layout) of a property (name or index) or "pos"."""
         raw = new_layout()
         call("pvec_vector_get_layout", self._h(), self.prop_index(prop), ctypes.byref(raw))
-        rank = raw.rank
-        extents = tuple(raw.extents)
-        shape = extents[:rank] if raw.prop != POS else (raw.ncomp,)
-        return Layout(raw.prop, raw.name.decode("utf-8") if raw.name else "", DType(raw.dtype),
-                      raw.elem_size, rank, extents, shape, raw.ncomp, raw.capacity,
-                      raw.stride_elems, raw.stride_bytes, raw.n_local, raw.n_ghost,
-                      raw.generation, raw.host_ptr or 0, raw.device_ptr or 0)
+        return Layout.of(raw)
 
     def host_ptr(self, prop):
         """pvec_host_ptr as an int: element (i, c) at ptr + (c*capacity + i)*elem_size."""
@@ -465,65 +361,6 @@ class Vector:
         """Wait until pvec's work on the vector's stream is done."""
         call("pvec_vector_synchronize", self._h())
 
-    # ---- distribution -----------------------------------------------------------------------
-    @property
-    def comm_rank(self):
-        return self._get("pvec_vector_get_rank", ctypes.c_int)
-
-    @property
-    def comm_size(self):
-        return self._get("pvec_vector_get_nranks", ctypes.c_int)
-
-    def subdomain(self):
-        """(lo, hi) of the box this rank owns."""
-        lo = (ctypes.c_double * 4)()
-        hi = (ctypes.c_double * 4)()
-        call("pvec_vector_get_subdomain", self._h(), lo, hi)
-        d = self.dim
-        return tuple(lo[:d]), tuple(hi[:d])
-
-    def owner_rank(self, x):
-        """Rank owning point x (dim coordinates)."""
-        pt = (ctypes.c_double * 4)(*[float(v) for v in x])
-        out = ctypes.c_int()
-        call("pvec_vector_get_owner_rank", self._h(), pt, ctypes.byref(out))
-        return out.value
-
-    def map(self, on_device=False, remove_outside=False, flags=None):
-        """Send every particle to the rank owning its position (collective). Returns the
-        global number of particles removed (remove_outside=True), else 0."""
-        f = Flags(flags or 0)
-        if on_device:
-            f |= Flags.ON_DEVICE
-        if remove_outside:
-            f |= Flags.MAP_REMOVE_OUTSIDE
-        removed = ctypes.c_int64()
-        call("pvec_map", self._h(), int(f), ctypes.byref(removed))
-        return removed.value
-
-    def ghost_get(self, props=None, on_device=False, reuse_plan=False, skip_positions=False,
-                  flags=None):
-        """Replace the ghosts by copies of the particles within the ghost width of this
-        rank's subdomain (collective). props: the properties that travel (None: all)."""
-        f = Flags(flags or 0)
-        if on_device:
-            f |= Flags.ON_DEVICE
-        if reuse_plan:
-            f |= Flags.GHOST_REUSE_PLAN
-        if skip_positions:
-            f |= Flags.GHOST_SKIP_POSITIONS
-        arr, count = self._props(props)
-        call("pvec_ghost_get", self._h(), arr, count, int(f))
-
-    def ghost_put(self, props=None, op="add", on_device=False, flags=None):
-        """Send ghost values back to their owners and combine them with op ("add", "min",
-        "max", "replace" or a ReduceOp) (collective)."""
-        f = Flags(flags or 0)
-        if on_device:
-            f |= Flags.ON_DEVICE
-        arr, count = self._props(props)
-        call("pvec_ghost_put", self._h(), arr, count, int(_lookup(_OPS, op, "op")), int(f))
-
     # ---- neighbour search (section 10 of pvec.h; docs/python.md) --------------------------
     def cell_list(self, cutoff, cells_per_cutoff=1, ghosts=False, on_device=False):
         """A :class:`pvec.CellList` of this vector's rows for cutoff (cells at least
@@ -532,8 +369,6 @@ class Vector:
         :class:`pvec.Error` INVALID_ARGUMENT (cutoff not positive and finite or above the ghost
         width, cells_per_cutoff out of range, a NaN or infinite position), NOT_SUPPORTED
         (dim 4)."""
-        from ._neighbors import CellList
-
         return CellList(self, cutoff, cells_per_cutoff, ghosts, on_device)
 
     def verlet_list(self, cutoff, skin, half=False, on_device=False, cells_per_cutoff=1):
@@ -542,8 +377,6 @@ class Vector:
         once. Local. Raises :class:`pvec.Error` INVALID_ARGUMENT (cutoff not positive, skin
         negative, cutoff + skin above the ghost width, a NaN position, ...), STATE (a half list
         whose ghosts do not come from the last valid ghost plan)."""
-        from ._neighbors import VerletList
-
         return VerletList(self, cutoff, skin, half, on_device, cells_per_cutoff)
 
     def sort(self, cell_width, morton=False, on_device=False, both_mirrors=False,
@@ -558,8 +391,6 @@ class Vector:
         (nothing invalidated). Local, not collective. Raises :class:`pvec.Error`
         INVALID_ARGUMENT (cell_width not positive and finite, a NaN position), NOT_SUPPORTED;
         the vector is unchanged then."""
-        from .capi import NeighborFlags
-
         f = NeighborFlags(0)
         if morton:
             f |= NeighborFlags.SORT_MORTON
@@ -572,21 +403,6 @@ class Vector:
         moved = ctypes.c_int()
         call("pvec_vector_sort", self._h(), float(cell_width), int(f), ctypes.byref(moved))
         return bool(moved.value)
-
-    def last_op_stats(self):
-        """:class:`OpStats` (pvec_vector_get_op_stats) of the last map, ghost_get or ghost_put on
-        this vector: compute_seconds and exchange_seconds (wall time), bytes_sent/received,
-        particles_sent/received, particles_self (own periodic images, in no message) and
-        transport (a pvec.Transport); zeros before the first."""
-        from . import capi
-
-        stats = capi.OpStats()
-        stats.struct_size = ctypes.sizeof(capi.OpStats)
-        call("pvec_vector_get_op_stats", self._h(), ctypes.byref(stats))
-        values = {name: getattr(stats, name) for name, _ in capi.OpStats._fields_
-                  if name != "struct_size"}
-        values["transport"] = Transport(values["transport"])
-        return OpStats(**values)
 
     # ---- misc -------------------------------------------------------------------------------
     def __repr__(self):
@@ -602,23 +418,20 @@ class Vector:
         <prefix>_<step>.pvtp and the series <prefix>.pvd (which keeps its earlier entries).
         device=True writes the device mirror (through a staging copy; the host mirror is not
         touched); rank_array=True adds an Int32 point array "rank". Collective."""
-        flags = (int(Flags.ON_DEVICE) if device else 0) | \
-            (capi.VTK_RANK_ARRAY if rank_array else 0)
-        call("pvec_vtk_write", self._h(), os.fsencode(prefix), int(step), float(time), flags)
+        _io.write_vtk(self, prefix, step, time, device, rank_array)
 
     def checkpoint(self, path, step=0, time=0.0, metadata=None, device=False):
         """Write an HDF5 checkpoint at path (see :func:`pvec.checkpoint`). Collective."""
-        from ._io import checkpoint
-
-        checkpoint(self, path, step=step, time=time, metadata=metadata, device=device)
+        _io.checkpoint(self, path, step=step, time=time, metadata=metadata, device=device)
 
 
-def _lookup(table, value, what):
-    if isinstance(value, str):
-        try:
-            return table[value.lower()]
-        except KeyError:
-            raise Error(Status.INVALID_ARGUMENT, "%s must be one of %s, got %r" % (
-                what, sorted(table), value), "Vector")
-    return int(value)
 
+@api("pvec.restart")
+def restart(path, backend="auto", pinned=True, comm=None, ghost=None):
+    """A new :class:`Vector` from the checkpoint at path, on this run's ranks (any number): the
+    file's schema, dimension, domain and boundaries; ghost width the file's unless given;
+    particles distributed by map. backend, pinned and comm as for Vector(). Collective."""
+    handle = _io.restart_handle(path, backend, pinned, comm, ghost)
+    vec = Vector.__new__(Vector)
+    vec._adopt(handle)
+    return vec

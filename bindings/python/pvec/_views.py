@@ -13,7 +13,7 @@ capacity, e the element size, size the particles viewed):
 import ctypes
 import numpy as np
 
-from . import _cuda, _dlpack
+from . import _dlpack
 from .capi import POS, StaleViewError, api_class, call, lib
 
 

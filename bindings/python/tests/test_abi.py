@@ -1,10 +1,10 @@
-"""The ctypes declarations of pvec/capi.py match the C ABI: every function (arity and ctypes
+"""The ctypes declarations of pvec/_cdefs.py match the C ABI: every function (arity and ctypes
 types), enum value, constant and struct field (names, types, offsets and sizes).
 
 The reference is the ABI description abi/pvec_abi.json (parsed from include/pvec.h; the test
 abi_description keeps it current) and, for what only a compiler knows, the output of the C
 dumper generated from it (PVEC_ABI_DUMP, built by abi/CMakeLists.txt). Every failure names
-the entry that differs, e.g. "pvec_layout.foo: in pvec.h, missing from capi.py".
+the entry that differs, e.g. "pvec_layout.foo: in pvec.h, missing from _cdefs.py".
 """
 
 import ctypes
@@ -22,11 +22,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.environ.get("PVEC_SOURCE_DIR", os.path.join(HERE, "..", "..", ".."))
 ABI_JSON = os.path.join(SOURCE_DIR, "abi", "pvec_abi.json")
 
-# Where each enum of pvec.h lives in capi.py, and the prefix its value names lose there
+# Where each enum of pvec.h lives in _cdefs.py, and the prefix its value names lose there
 # (PVEC_ERROR_INVALID_HANDLE is Status.INVALID_HANDLE). An anonymous enum is named by its
 # first value, as in the description.
 ENUMS = {
     "pvec_status": (capi.Status, r"PVEC_(ERROR_)?"),
+    "pvec_option_source": (capi.OptionSource, r"PVEC_OPTION_"),
     "pvec_dtype": (capi.DType, r"PVEC_"),
     "pvec_boundary": (capi.Boundary, r"PVEC_"),
     "pvec_backend": (capi.Backend, r"PVEC_BACKEND_"),
@@ -42,6 +43,7 @@ PYTHON_ONLY_MEMBERS = {capi.Flags: {"NONE"},  # Python's empty set of flags
                        capi.NeighborFlags: {"NONE"}}
 
 STRUCTS = {
+    "pvec_option_info": capi.OptionInfo,
     "pvec_vector_desc": capi.VectorDesc,
     "pvec_layout": capi.Layout,
     "pvec_memory_stats": capi.MemoryStats,
@@ -50,7 +52,7 @@ STRUCTS = {
     "pvec_verlet_info": capi.VerletInfo,
 }
 
-# C scalar types of pvec.h -> (ctypes type, how capi.py may spell it).
+# C scalar types of pvec.h -> (ctypes type, how _cdefs.py may spell it).
 CTYPES = {
     "int": (ctypes.c_int, "ctypes.c_int"),
     "unsigned": (ctypes.c_uint, "ctypes.c_uint"),
@@ -82,7 +84,7 @@ def abi_dump():
 
 
 def expected_ctype(abi, ctype):
-    """(ctypes type, spelling) that capi.py must use for the C type (const ignored)."""
+    """(ctypes type, spelling) that _cdefs.py must use for the C type (const ignored)."""
     t = re.sub(r"\bconst\s*", "", ctype).strip()
     if t in CTYPES:
         return CTYPES[t]
@@ -118,7 +120,7 @@ def same_ctype(a, b):
 
 def report(problems):
     if problems:
-        pytest.fail("capi.py does not follow pvec.h:\n  " + "\n  ".join(problems),
+        pytest.fail("_cdefs.py does not follow pvec.h:\n  " + "\n  ".join(problems),
                     pytrace=False)
 
 
@@ -131,26 +133,26 @@ def test_every_header_function_is_bound(abi):
         if name not in capi.PROTOTYPES:
             ret = expected_ctype(abi, f["return"])[1]
             args = ", ".join(expected_ctype(abi, p["type"])[1] for p in f["params"])
-            problems.append("%s: in pvec.h, missing from capi.py PROTOTYPES (e.g. \"%s\": "
+            problems.append("%s: in pvec.h, missing from _cdefs.py PROTOTYPES (e.g. \"%s\": "
                             "(%s, [%s]),)" % (name, name, ret, args))
             continue
         restype, argtypes = capi.PROTOTYPES[name]
         if len(argtypes) != len(f["params"]):
-            problems.append("%s: %d parameters in pvec.h, %d in capi.py" % (
+            problems.append("%s: %d parameters in pvec.h, %d in _cdefs.py" % (
                 name, len(f["params"]), len(argtypes)))
             continue
         want, text = expected_ctype(abi, f["return"])
         if not same_ctype(restype, want):
-            problems.append("%s: returns %s in pvec.h (%s), %s in capi.py" % (
+            problems.append("%s: returns %s in pvec.h (%s), %s in _cdefs.py" % (
                 name, f["return"], text, spelled(restype)))
         for i, (p, have) in enumerate(zip(f["params"], argtypes)):
             want, text = expected_ctype(abi, p["type"])
             if not same_ctype(have, want):
-                problems.append("%s: parameter %d (%s %s) wants %s, capi.py has %s" % (
+                problems.append("%s: parameter %d (%s %s) wants %s, _cdefs.py has %s" % (
                     name, i + 1, p["type"], p["name"], text, spelled(have)))
     for name in capi.PROTOTYPES:
         if name not in funcs:
-            problems.append("%s: in capi.py PROTOTYPES, not in pvec.h" % name)
+            problems.append("%s: in _cdefs.py PROTOTYPES, not in pvec.h" % name)
     report(problems)
 
 
@@ -167,7 +169,7 @@ def test_enums_match_header(abi):
     problems = []
     for e in abi["enums"]:
         if e["name"] not in ENUMS:
-            problems.append("enum %s: in pvec.h, missing from capi.py (add an IntEnum and its "
+            problems.append("enum %s: in pvec.h, missing from _cdefs.py (add an IntEnum and its "
                             "row in test_abi.ENUMS)" % e["name"])
             continue
         cls, prefix = ENUMS[e["name"]]
@@ -176,14 +178,14 @@ def test_enums_match_header(abi):
                 if m.name not in PYTHON_ONLY_MEMBERS.get(cls, set())}
         for short, v in theirs.items():
             if short not in ours:
-                problems.append("%s: in pvec.h, missing from capi.py (%s.%s)" % (
+                problems.append("%s: in pvec.h, missing from _cdefs.py (%s.%s)" % (
                     v["name"], cls.__name__, short))
             elif ours[short] != v["value"]:
-                problems.append("%s: %d in pvec.h, %s.%s = %d in capi.py" % (
+                problems.append("%s: %d in pvec.h, %s.%s = %d in _cdefs.py" % (
                     v["name"], v["value"], cls.__name__, short, ours[short]))
         for short in ours:
             if short not in theirs:
-                problems.append("%s.%s: in capi.py, not in pvec.h's %s" % (
+                problems.append("%s.%s: in _cdefs.py, not in pvec.h's %s" % (
                     cls.__name__, short, e["name"]))
     report(problems)
 
@@ -194,9 +196,9 @@ def test_constants_match_header(abi, abi_dump):
         short = re.sub(r"^PVEC_", "", c["name"])
         value = c["value"] if c["value"] is not None else abi_dump["constants"][c["name"]]
         if not hasattr(capi, short):
-            problems.append("%s: in pvec.h, missing from capi.py (%s)" % (c["name"], short))
+            problems.append("%s: in pvec.h, missing from _cdefs.py (%s)" % (c["name"], short))
         elif getattr(capi, short) != value:
-            problems.append("%s: %d in pvec.h, %s = %r in capi.py" % (
+            problems.append("%s: %d in pvec.h, %s = %r in _cdefs.py" % (
                 c["name"], value, short, getattr(capi, short)))
     report(problems)
     # The package re-exports the limits under the same names.
@@ -205,7 +207,7 @@ def test_constants_match_header(abi, abi_dump):
 
 
 def test_c_constants_from_compiler(abi, abi_dump):
-    """The values the compiler gives agree with the description and with capi.py."""
+    """The values the compiler gives agree with the description and with _cdefs.py."""
     c = abi_dump["constants"]
     assert c["PVEC_VERSION_NUMBER"] == capi.VERSION_NUMBER
     assert c["PVEC_POS"] == pvec.POS
@@ -222,7 +224,7 @@ def test_c_constants_from_compiler(abi, abi_dump):
                     v["name"], v["value"], abi_dump["enumerators"].get(v["name"])))
     for name, size in abi_dump["enum_sizes"].items():
         if size != ctypes.sizeof(ctypes.c_int):
-            problems.append("sizeof(%s) is %d in C; capi.py passes it as ctypes.c_int (%d)" % (
+            problems.append("sizeof(%s) is %d in C; _cdefs.py passes it as ctypes.c_int (%d)" % (
                 name, size, ctypes.sizeof(ctypes.c_int)))
     assert abi_dump["enum_sizes"]["pvec_status"] == ctypes.sizeof(ctypes.c_int)
     report(problems)
@@ -239,10 +241,10 @@ def test_versions_agree():
 
 # ---- Structs ------------------------------------------------------------------------------
 def test_every_struct_is_declared(abi):
-    problems = ["struct %s: in pvec.h, missing from capi.py (add a ctypes.Structure and its "
+    problems = ["struct %s: in pvec.h, missing from _cdefs.py (add a ctypes.Structure and its "
                 "row in test_abi.STRUCTS)" % s["name"]
                 for s in abi["structs"] if s["name"] not in STRUCTS]
-    problems += ["struct %s: in capi.py (test_abi.STRUCTS), not in pvec.h" % name
+    problems += ["struct %s: in _cdefs.py (test_abi.STRUCTS), not in pvec.h" % name
                  for name in STRUCTS if name not in {s["name"] for s in abi["structs"]}]
     report(problems)
 
@@ -251,20 +253,20 @@ def test_every_struct_is_declared(abi):
 def test_struct_layout_matches_c(abi, abi_dump, cname, cls):
     struct = {s["name"]: s for s in abi["structs"]}.get(cname)
     if struct is None:
-        pytest.fail("struct %s: in capi.py (%s), not in pvec.h" % (cname, cls.__name__))
+        pytest.fail("struct %s: in _cdefs.py (%s), not in pvec.h" % (cname, cls.__name__))
     problems = []
     theirs = [f["name"] for f in struct["fields"]]
     ours = [name for name, _ in cls._fields_]
     for name in theirs:
         if name not in ours:
-            problems.append("%s.%s: in pvec.h, missing from capi.py (%s._fields_)" % (
+            problems.append("%s.%s: in pvec.h, missing from _cdefs.py (%s._fields_)" % (
                 cname, name, cls.__name__))
     for name in ours:
         if name not in theirs:
-            problems.append("%s.%s: in capi.py (%s._fields_), not in pvec.h" % (
+            problems.append("%s.%s: in _cdefs.py (%s._fields_), not in pvec.h" % (
                 cname, name, cls.__name__))
     if not problems and ours != theirs:
-        problems.append("%s: field order %s in pvec.h, %s in capi.py" % (cname, theirs, ours))
+        problems.append("%s: field order %s in pvec.h, %s in _cdefs.py" % (cname, theirs, ours))
     types = dict(cls._fields_)
     for f in struct["fields"]:
         if f["name"] not in types:
@@ -273,21 +275,21 @@ def test_struct_layout_matches_c(abi, abi_dump, cname, cls):
         if "count" in f:
             want, text = want * f["count"], "%s * %d" % (text, f["count"])
         if not same_ctype(types[f["name"]], want):
-            problems.append("%s.%s: %s in pvec.h wants %s, capi.py has %s" % (
+            problems.append("%s.%s: %s in pvec.h wants %s, _cdefs.py has %s" % (
                 cname, f["name"], f["type"] + "".join("[%s]" % d for d in f.get("array", [])),
                 text, spelled(types[f["name"]])))
     ref = abi_dump["structs"][cname]
     if ctypes.sizeof(cls) != ref["size"]:
-        problems.append("sizeof(%s): %d in C, %d in capi.py" % (cname, ref["size"],
+        problems.append("sizeof(%s): %d in C, %d in _cdefs.py" % (cname, ref["size"],
                                                                 ctypes.sizeof(cls)))
     if ctypes.alignment(cls) != ref["align"]:
-        problems.append("alignment of %s: %d in C, %d in capi.py" % (
+        problems.append("alignment of %s: %d in C, %d in _cdefs.py" % (
             cname, ref["align"], ctypes.alignment(cls)))
     for name, (offset, size) in ref["fields"].items():
         if name not in types:
             continue
         field = getattr(cls, name)
         if (field.offset, field.size) != (offset, size):
-            problems.append("%s.%s: offset %d size %d in C, offset %d size %d in capi.py" % (
+            problems.append("%s.%s: offset %d size %d in C, offset %d size %d in _cdefs.py" % (
                 cname, name, offset, size, field.offset, field.size))
     report(problems)
