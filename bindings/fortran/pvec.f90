@@ -7,7 +7,7 @@
 !>                      interface per function of pvec.h (handles as type(c_ptr) by value,
 !>                      statuses as integer(c_int), NUL-terminated strings): exactly C.
 !>   pvec_views         generated too: pvec_host_view, one specific per kind and rank.
-!>   pvec_base, pvec_library, pvec_schemas, pvec_vectors, pvec_mirrors,
+!>   pvec_base, pvec_library, pvec_options, pvec_schemas, pvec_vectors, pvec_mirrors,
 !>   pvec_transfers, pvec_distribution, pvec_neighbors
 !>                      the readable wrappers pvec_<name>, written by hand: type(pvec_vector) /
 !>                      type(pvec_schema) handles, Fortran strings in and out, optional
@@ -36,6 +36,7 @@ module pvec
                        pvec_vector_from_c, pvec_schema_from_c, pvec_status_string, &
                        pvec_last_error, pvec_c_string
   use pvec_library
+  use pvec_options
   use pvec_schemas
   use pvec_vectors
   use pvec_mirrors, only: pvec_vector_get_layout, pvec_host_ptr, pvec_device_ptr
