@@ -1,9 +1,19 @@
 !> pvec_neighbors -- neighbour search (pvec.h section 10; docs/fortran.md). Local calls, except
-!> pvec_verlet_check (collective). A list is stale after pvec_map, pvec_vector_sort (when rows moved),
-!> pvec_ghost_get without PVEC_GHOST_REUSE_PLAN and any change of the particles: the _get and
-!> _arrays calls then give PVEC_ERROR_STATE until the list is rebuilt. Arrays obtained from a
-!> list are valid until it is rebuilt or destroyed. Rows in the arrays are 0-based C values:
-!> Fortran particle index = row + 1.
+!> pvec_verlet_check (collective). A list is stale after pvec_map, pvec_vector_sort (when rows
+!> moved), pvec_ghost_get without PVEC_GHOST_REUSE_PLAN and any change of the particles: the
+!> _get and _arrays calls then give PVEC_ERROR_STATE until the list is rebuilt. Arrays obtained
+!> from a list are valid until it is rebuilt or destroyed. Rows in the arrays are 0-based C
+!> values: Fortran particle index = row + 1.
+!>
+!> The structs (bind(C) types of pvec_capi): pvec_cell_list_info (pvec_cell_list_get_info):
+!> origin(d+1), width(d+1), inv_width(d+1), dims(d+1) are C's [d]. Its three arrays are C
+!> pointers: in host memory (on_device == 0: built on the host mirror, or on the device mirror
+!> of the host backend) pvec_cell_list_arrays maps them to Fortran arrays; with on_device /= 0
+!> they are CUDA addresses for CUDA Fortran / OpenACC. They hold 0-based C values: cell c
+!> (0-based, c = (c0*dims(2) + c1)*dims(3) + c2) is cell_offsets(c+1) of the Fortran array, and
+!> a row r in cell_particles is Fortran particle r + 1. pvec_verlet_info (pvec_verlet_get_info):
+!> offsets int64, n + 1 entries; neighbors int32, n_pairs entries, 0-based rows (local or
+!> ghost); see pvec_verlet_arrays for the loop.
 module pvec_neighbors
   use, intrinsic :: iso_c_binding
   use pvec_capi

@@ -199,8 +199,8 @@ contains
     call box_query(vec, 'pvec_vector_get_subdomain', .true., lo, hi, stat, errmsg)
   end subroutine pvec_vector_get_subdomain
 
-  !> Shared body of pvec_vector_get_domain and pvec_vector_get_subdomain (C fills dim values through plain pointers,
-  !> so the arrays are copied through contiguous buffers).
+  !> Shared body of pvec_vector_get_domain and pvec_vector_get_subdomain (C fills dim values
+  !> through plain pointers, so the arrays are copied through contiguous buffers).
   subroutine box_query(vec, where, sub, lo, hi, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     character(*), intent(in) :: where
@@ -241,7 +241,8 @@ contains
     dim = 0
     st = c_pvec_vector_get_dim(vec%h, dim)
     if (st == PVEC_SUCCESS .and. size(bc) < dim) then
-      call finish_f(PVEC_ERROR_INVALID_ARGUMENT, 'pvec_vector_get_boundaries: bc must hold dim = '// &
+      call finish_f(PVEC_ERROR_INVALID_ARGUMENT, &
+                    'pvec_vector_get_boundaries: bc must hold dim = '// &
                     itoa(int(dim, c_int64_t))//' values', stat, errmsg)
       return
     end if
@@ -431,7 +432,8 @@ contains
     if (size(idx) == 0) then
       call finish_c(c_pvec_vector_remove(vec%h, c_null_ptr, 0_c_int64_t), stat, errmsg)
     else
-      call finish_c(c_pvec_vector_remove(vec%h, c_loc(idx), size(idx, kind=c_int64_t)), stat, errmsg)
+      call finish_c(c_pvec_vector_remove(vec%h, c_loc(idx), size(idx, kind=c_int64_t)), stat, &
+                    errmsg)
     end if
   end subroutine remove_i64
 
