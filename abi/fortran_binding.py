@@ -1,22 +1,26 @@
 #!/usr/bin/env python3
-"""The Fortran binding (bindings/fortran/pvec.f90) against the ABI description.
+"""The Fortran binding (bindings/fortran/*.f90) against the ABI description.
 
     python3 abi/fortran_binding.py --check
-        Read pvec.f90's text and name every difference from abi/pvec_abi.json: a function of
-        pvec.h without a bind(C) interface, an interface with the wrong number of arguments
-        or an argument passed the wrong way or with the wrong kind, a constant or enum value
-        that is missing or has another value, a struct field missing, extra, out of order
-        or of the wrong kind. (CTest: fortran_abi_interfaces.)
+        Read the binding's text (every .f90 file of bindings/fortran: the bind(C) interfaces,
+        parameters and types are in pvec_capi.f90, which abi/gen_fortran.py generates) and
+        name every difference from abi/pvec_abi.json: a function of pvec.h without a bind(C)
+        interface, an interface with the wrong number of arguments or an argument passed the
+        wrong way or with the wrong kind, a constant or enum value that is missing or has
+        another value, a struct field missing, extra, out of order or of the wrong kind, and
+        an entry defined in two files. (CTest: fortran_abi_interfaces.)
 
     python3 abi/fortran_binding.py --write-test test_abi_generated.f90 [--header pvec.h]
         Write a Fortran program that compares, for every entry of the description found in
-        pvec.f90, the size and offset of every struct field and the value of every constant
-        with what C says (the query functions of the generated dumper, gen_abi_dump.py), and
-        takes the address of every c_pvec_* interface. Entries missing from pvec.f90 are
-        not referenced (the program still compiles) but reported as failures by name.
-        (CTest: fortran_abi_generated.)
+        the binding, the size and offset of every struct field and the value of every
+        constant with what C says (the query functions of the generated dumper,
+        gen_abi_dump.py), and takes the address of every c_pvec_* interface. Entries missing
+        from the binding are not referenced (the program still compiles) but reported as
+        failures by name. (CTest: fortran_abi_generated.)
 
-Conventions of the binding that the check knows: the interface of pvec_<name> is
+--f90 names the files or directories to read (default: bindings/fortran). The check reads the
+Fortran text itself, independently of the generator, so that it also catches a generator that
+goes wrong. Conventions of the binding that the check knows: the interface of pvec_<name> is
 c_pvec_<name>, bound with bind(C, name='pvec_<name>'); enums and unsigned travel as
 integer(c_int), uint64_t as integer(c_int64_t), handles and streams as type(c_ptr); a C
 pointer argument is either type(c_ptr), value or a by-reference argument of the pointee's
@@ -32,12 +36,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import extract_abi  # noqa: E402
 import gen_abi_dump  # noqa: E402
+import gen_fortran  # noqa: E402
 
-DEFAULT_F90 = os.path.join(extract_abi.ROOT, "bindings", "fortran", "pvec.f90")
+DEFAULT_F90 = os.path.join(extract_abi.ROOT, "bindings", "fortran")
 
-# C names the binding spells otherwise. Fortran ignores case, so the macro
-# PVEC_VERSION_NUMBER would clash with the function pvec_version_number.
-RENAMES = {"PVEC_VERSION_NUMBER": "PVEC_BINDING_VERSION_NUMBER"}
+# C names the binding spells otherwise (Fortran ignores case, so the macro PVEC_VERSION_NUMBER
+# would clash with the function pvec_version_number). The generator's table: a rename is a
+# convention of the binding, not something the check could find out.
+RENAMES = gen_fortran.RENAMES
 # Fortran parameters named PVEC_* that are not names of pvec.h.
 FORTRAN_ONLY = set()
 
@@ -58,7 +64,7 @@ SCALARS = {
 SAME_KIND = {"c_int32_t": "c_int", "c_int": "c_int"}
 
 
-# ---- Reading pvec.f90 -----------------------------------------------------------------------
+# ---- Reading the binding -------------------------------------------------------------------
 def logical_lines(text):
     """Statements of free-form source: comments dropped, & continuations joined."""
     out, cur = [], ""
@@ -155,6 +161,36 @@ def parse_f90(text):
     return {"params": params, "types": types, "interfaces": interfaces}
 
 
+def f90_files(paths):
+    """The .f90 files named, a directory standing for the .f90 files directly in it."""
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            out += sorted(os.path.join(p, n) for n in os.listdir(p) if n.endswith(".f90"))
+        else:
+            out.append(p)
+    return out
+
+
+def parse_files(paths):
+    """parse_f90 of every file, merged; an entry defined in two files is a problem."""
+    merged = {"params": {}, "types": {}, "interfaces": {}, "problems": []}
+    seen = {}
+    for path in f90_files(paths):
+        with open(path) as f:
+            one = parse_f90(f.read())
+        name = os.path.relpath(path, extract_abi.ROOT)
+        for section, items in one.items():
+            for key, value in items.items():
+                if (section, key) in seen:
+                    merged["problems"].append("%s %s: defined in %s and in %s" % (
+                        section.rstrip("s"), key, seen[(section, key)], name))
+                    continue
+                seen[(section, key)] = name
+                merged[section][key] = value
+    return merged
+
+
 # ---- Comparing ------------------------------------------------------------------------------
 def spell(d):
     if d is None:
@@ -213,40 +249,42 @@ def fortran_name(cname):
 
 
 def check(desc, f90):
-    problems = []
+    problems = list(f90.get("problems", []))
     ifs = f90["interfaces"]
     for fn in desc["functions"]:
         name = fn["name"]
         if name not in ifs:
-            problems.append("%s: in pvec.h, missing from pvec.f90 (no interface c_%s with "
+            problems.append("%s: in pvec.h, missing from bindings/fortran (no interface c_%s with "
                             "bind(C, name='%s'))" % (name, name, name))
             continue
         it = ifs[name]
         if it["fname"] != "c_" + name:
-            problems.append("%s: bound as %s in pvec.f90; the binding's name is c_%s" % (
+            problems.append("%s: bound as %s in bindings/fortran; the binding's name is c_%s" % (
                 name, it["fname"], name))
         if len(it["args"]) != len(fn["params"]):
-            problems.append("%s: %d parameters in pvec.h, %d in pvec.f90" % (
+            problems.append("%s: %d parameters in pvec.h, %d in bindings/fortran" % (
                 name, len(fn["params"]), len(it["args"])))
             continue
         for k, (p, a) in enumerate(zip(fn["params"], it["args"])):
             d = it["decls"].get(a)
             if d is None:
-                problems.append("%s: argument %s has no declaration in pvec.f90" % (name, a))
+                problems.append("%s: argument %s has no declaration in bindings/fortran" % (
+                    name, a))
                 continue
             ok, want = arg_ok(desc, p["type"], d)
             if not ok:
-                problems.append("%s: parameter %d (%s %s) is %s in pvec.f90; wants %s" % (
+                problems.append("%s: parameter %d (%s %s) is %s in bindings/fortran; wants %s" % (
                     name, k + 1, p["type"], p["name"], spell(d), want))
         want = result_kind(desc, fn["return"])
         have = it["decls"].get(it["result"]) if it["result"] else None
         if (want is None) != (have is None) or (want and not same(
                 (have["base"], have["kind"]), want)):
-            problems.append("%s: returns %s in pvec.h (%s), %s in pvec.f90" % (
+            problems.append("%s: returns %s in pvec.h (%s), %s in bindings/fortran" % (
                 name, fn["return"], "%s(%s)" % want if want else "a subroutine", spell(have)))
     for cname, it in ifs.items():
         if cname.startswith("pvec_") and cname not in {f["name"] for f in desc["functions"]}:
-            problems.append("%s: bound in pvec.f90 (%s), not in pvec.h" % (cname, it["fname"]))
+            problems.append("%s: bound in bindings/fortran (%s), not in pvec.h" % (
+                cname, it["fname"]))
 
     # Constants and enum values.
     params = f90["params"]
@@ -255,35 +293,35 @@ def check(desc, f90):
     for cname, value in names:
         fname = fortran_name(cname)
         if fname not in params:
-            problems.append("%s: in pvec.h, missing from pvec.f90%s" % (
+            problems.append("%s: in pvec.h, missing from bindings/fortran%s" % (
                 cname, " (as %s)" % RENAMES[cname] if cname in RENAMES else ""))
             continue
         expr = params[fname][1]
         if value is not None and re.fullmatch(r"-?\d+(_\w+)?", expr) and \
                 int(expr.split("_")[0]) != value:
-            problems.append("%s: %d in pvec.h, %s in pvec.f90" % (cname, value, expr))
+            problems.append("%s: %d in pvec.h, %s in bindings/fortran" % (cname, value, expr))
     known = {fortran_name(n) for n, _ in names} | {n.lower() for n in FORTRAN_ONLY}
     for fname in params:
         if fname.startswith("pvec_") and fname not in known:
-            problems.append("%s: a parameter of pvec.f90, not in pvec.h" % fname.upper())
+            problems.append("%s: a parameter of bindings/fortran, not in pvec.h" % fname.upper())
 
     # Structs.
     for s in desc["structs"]:
         fields = f90["types"].get(s["name"])
         if fields is None:
-            problems.append("struct %s: in pvec.h, missing from pvec.f90 (no type, bind(C) :: "
-                            "%s)" % (s["name"], s["name"]))
+            problems.append("struct %s: in pvec.h, missing from bindings/fortran (no type, "
+                            "bind(C) :: %s)" % (s["name"], s["name"]))
             continue
         ours = [f["name"] for f in fields]
         theirs = [f["name"] for f in s["fields"]]
         for n in theirs:
             if n not in ours:
-                problems.append("%s.%s: in pvec.h, missing from pvec.f90" % (s["name"], n))
+                problems.append("%s.%s: in pvec.h, missing from bindings/fortran" % (s["name"], n))
         for n in ours:
             if n not in theirs:
-                problems.append("%s.%s: in pvec.f90, not in pvec.h" % (s["name"], n))
+                problems.append("%s.%s: in bindings/fortran, not in pvec.h" % (s["name"], n))
         if set(ours) == set(theirs) and ours != theirs:
-            problems.append("%s: field order %s in pvec.h, %s in pvec.f90" % (
+            problems.append("%s: field order %s in pvec.h, %s in bindings/fortran" % (
                 s["name"], theirs, ours))
         by_name = {f["name"]: f for f in fields}
         for f in s["fields"]:
@@ -293,16 +331,16 @@ def check(desc, f90):
             t = f["type"]
             want = ("type", "c_ptr") if t.endswith("*") else c_kind(desc, t)
             if not same((d["base"], d["kind"]), want):
-                problems.append("%s.%s: %s in pvec.h wants %s(%s), pvec.f90 has %s" % (
+                problems.append("%s.%s: %s in pvec.h wants %s(%s), bindings/fortran has %s" % (
                     s["name"], f["name"], t, want[0], want[1], spell(d)))
             if ("count" in f) != bool(d["dims"]):
-                problems.append("%s.%s: %s in pvec.h, %s in pvec.f90" % (
+                problems.append("%s.%s: %s in pvec.h, %s in bindings/fortran" % (
                     s["name"], f["name"], "an array[%s]" % ", ".join(f["array"])
                     if "count" in f else "a scalar",
                     "an array (%s)" % d["dims"] if d["dims"] else "a scalar"))
     for tname in f90["types"]:
         if tname.startswith("pvec_") and tname not in {s["name"] for s in desc["structs"]}:
-            problems.append("struct %s: a bind(C) type of pvec.f90, not in pvec.h" % tname)
+            problems.append("struct %s: a bind(C) type of bindings/fortran, not in pvec.h" % tname)
     return problems
 
 
@@ -311,7 +349,8 @@ def write_test(desc, f90):
     params, types, ifs = f90["params"], f90["types"], f90["interfaces"]
     o = []
     w = o.append
-    w("! Generated by abi/fortran_binding.py from abi/pvec_abi.json and pvec.f90: do not edit.")
+    w("! Generated by abi/fortran_binding.py from abi/pvec_abi.json and bindings/fortran: do not "
+      "edit.")
     w("! Sizes and offsets of every struct field and every constant, against the C compiler")
     w("! (the generated dumper, abi/gen_abi_dump.py), and an address for every interface.")
     w("program test_abi_generated")
@@ -342,7 +381,7 @@ def write_test(desc, f90):
     w("")
     for i, s in enumerate(desc["structs"]):
         if s["name"] not in types:
-            w("  call fail('struct %s: in pvec.h, missing from pvec.f90')" % s["name"])
+            w("  call fail('struct %s: in pvec.h, missing from bindings/fortran')" % s["name"])
             continue
         fnames = {f["name"] for f in types[s["name"]]}
         w("  ! %s" % s["name"])
@@ -350,7 +389,7 @@ def write_test(desc, f90):
             s["name"], i, i))
         for k, f in enumerate(s["fields"]):
             if f["name"] not in fnames:
-                w("  call fail('%s.%s: in pvec.h, missing from pvec.f90')" % (s["name"],
+                w("  call fail('%s.%s: in pvec.h, missing from bindings/fortran')" % (s["name"],
                                                                               f["name"]))
                 continue
             w("  call field(%d, %d, '%s.%s', &" % (i, k, s["name"], f["name"]))
@@ -366,7 +405,7 @@ def write_test(desc, f90):
         for k, cname in enumerate(names):
             fname = fortran_name(cname)
             if fname not in params:
-                w("  call fail('%s: in pvec.h, missing from pvec.f90')" % cname)
+                w("  call fail('%s: in pvec.h, missing from bindings/fortran')" % cname)
                 continue
             w("  call eq('%s', abi_%s(%d, ok), &" % (cname, table, k))
             w("          int(%s, c_int64_t))" % RENAMES.get(cname, cname))
@@ -381,13 +420,13 @@ def write_test(desc, f90):
     for fn in desc["functions"]:
         name = fn["name"]
         if name not in ifs:
-            w("  call fail('%s: in pvec.h, missing from pvec.f90')" % name)
+            w("  call fail('%s: in pvec.h, missing from bindings/fortran')" % name)
         else:
             w("  if (.not. c_associated(c_funloc(%s))) call fail('%s: no address')" % (
                 ifs[name]["fname"], name))
     w("")
     w("  if (nfail > 0) then")
-    w("    write (error_unit, '(i0,a)') nfail, ' differences between pvec.f90 and pvec.h'")
+    w("    write (error_unit, '(i0,a)') nfail, ' differences between bindings/fortran and pvec.h'")
     w("    error stop 1")
     w("  end if")
     w("  print '(a)', 'test_abi_generated: OK'")
@@ -407,7 +446,7 @@ def write_test(desc, f90):
     w("    if (c == f) return")
     w("    write (cs, '(i0)') c")
     w("    write (fs, '(i0)') f")
-    w("    call fail(what//': '//trim(cs)//' in C, '//trim(fs)//' in pvec.f90')")
+    w("    call fail(what//': '//trim(cs)//' in C, '//trim(fs)//' in bindings/fortran')")
     w("  end subroutine eq")
     w("")
     w("  subroutine field(s, f, name, p, base, size)")
@@ -427,12 +466,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--json", default=extract_abi.DEFAULT_JSON)
     ap.add_argument("--header", help="with --write-test: fall back to it if the JSON is stale")
-    ap.add_argument("--f90", default=DEFAULT_F90)
+    ap.add_argument("--f90", nargs="+", default=[DEFAULT_F90],
+                    help="files or directories of the binding (default: bindings/fortran)")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--write-test", metavar="OUT")
     args = ap.parse_args(argv)
-    with open(args.f90) as f:
-        f90 = parse_f90(f.read())
+    f90 = parse_files(args.f90)
     if args.write_test:
         desc = gen_abi_dump.load_for_build(args.json, args.header)
         with open(args.write_test, "w") as f:
@@ -441,12 +480,12 @@ def main(argv=None):
     desc = extract_abi.load(args.json)
     problems = check(desc, f90)
     if problems:
-        print("%s does not follow pvec.h (as abi/pvec_abi.json describes it):" % args.f90)
+        print("bindings/fortran does not follow pvec.h (as abi/pvec_abi.json describes it):")
         for p in problems:
             print("  " + p)
         return 1
-    print("pvec.f90 follows abi/pvec_abi.json: %d interfaces, %d parameters, %d structs" % (
-        len(desc["functions"]), len(f90["params"]), len(desc["structs"])))
+    print("bindings/fortran follows abi/pvec_abi.json: %d interfaces, %d parameters, %d "
+          "structs" % (len(desc["functions"]), len(f90["params"]), len(desc["structs"])))
     return 0
 
 

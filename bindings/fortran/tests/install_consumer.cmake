@@ -1,6 +1,7 @@
 # Installs the build tree into WORK_DIR/prefix, then builds consumer/app.f90 against the
 # installed files only, once through pkg-config and once through find_package, and runs both.
-# Arguments (-D): BUILD_DIR WORK_DIR APP_SOURCE CONSUMER_DIR FORTRAN_COMPILER PKG_CONFIG LIBDIR.
+# Arguments (-D): BUILD_DIR WORK_DIR APP_SOURCE CONSUMER_DIR FORTRAN_COMPILER PKG_CONFIG LIBDIR
+# MODULES (the binding's modules, ";"-separated: each .mod must be installed).
 function(run_step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
@@ -12,8 +13,11 @@ endfunction()
 file(REMOVE_RECURSE "${WORK_DIR}")
 set(prefix "${WORK_DIR}/prefix")
 run_step("cmake --install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
-foreach(f "${prefix}/${LIBDIR}/pkgconfig/pvec-fortran.pc"
-          "${prefix}/include/pvec/fortran/pvec.mod")
+set(expected "${prefix}/${LIBDIR}/pkgconfig/pvec-fortran.pc")
+foreach(m IN LISTS MODULES)
+  list(APPEND expected "${prefix}/include/pvec/fortran/${m}.mod")
+endforeach()
+foreach(f IN LISTS expected)
   if(NOT EXISTS "${f}")
     message(FATAL_ERROR "not installed: ${f}")
   endif()

@@ -12,6 +12,7 @@ program test_errmsg
   type(pvec_layout) :: lay
   type(pvec_memory_stats) :: ms
   type(pvec_op_stats) :: ops
+  type(pvec_option_info) :: oinfo
   type(c_ptr) :: p
   character(len=200) :: msg
   character(len=12) :: short
@@ -160,6 +161,10 @@ program test_errmsg
   call got()
   call pvec_vector_get_op_stats(bad, ops, st, msg)
   call got()
+  call pvec_vector_reduce(bad, 0, PVEC_REDUCE_ADD, w, stat=st, errmsg=msg)
+  call got()
+  call pvec_vector_allreduce(bad, w, PVEC_REDUCE_ADD, st, msg)
+  call got()
   call pvec_vector_destroy(bad, st, msg)
   call got()
   call pvec_schema_get_count(pvec_schema(), i4, st, msg)
@@ -175,6 +180,10 @@ program test_errmsg
   call got()
   call pvec_schema_destroy(schema, st, msg)   ! already destroyed: stale
   call got()
+  call pvec_options_get_info(0, oinfo, st, msg)
+  call got()
+  call pvec_options_set('PVEC_NO_SUCH_OPTION', stat=st, errmsg=msg)
+  call got()
 
   ! Successes of the remaining ones leave errmsg alone.
   msg = keep
@@ -182,6 +191,10 @@ program test_errmsg
   call pvec_cuda_device_count(i4, st, msg)
   call pvec_vector_desc_init(desc, st, msg)
   call pvec_memory_get_stats(ms, st, msg)
+  call pvec_options_get_count(i4, st, msg)
+  call pvec_options_get_info(1, oinfo, st, msg)
+  call pvec_options_get_text(dl, st, msg)
+  call pvec_options_set('PVEC_STAGED_TRANSFER', 'auto', st, msg)
   call pvec_vector_destroy(vec, st, msg)
   call check(msg == keep, 'successes leave errmsg untouched')
   call pvec_finalize(st, msg)

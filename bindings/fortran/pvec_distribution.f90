@@ -1,0 +1,148 @@
+!> pvec_distribution -- the vector over MPI ranks: ranks, owners, pvec_map, ghosts, and the
+!> figures of the last of these calls (pvec.h sections 7 and 8). Reductions over the ranks are
+!> pvec_reductions'; the subdomain query is pvec_vectors'.
+module pvec_distribution
+  use, intrinsic :: iso_c_binding
+  use pvec_capi
+  use pvec_base, only: pvec_vector, finish, finish_c, finish_narrow, props_arg, &
+                       check_dim_arrays
+  implicit none
+  private
+  public :: pvec_vector_get_rank, pvec_vector_get_nranks, pvec_vector_get_owner_rank
+  public :: pvec_map, pvec_ghost_get, pvec_ghost_put, pvec_vector_get_op_stats
+
+  interface pvec_map
+    module procedure map_i64, map_i32
+  end interface
+
+contains
+
+  !> This process's rank in the vector's communicator (0-based, as MPI's).
+  subroutine pvec_vector_get_rank(vec, rank, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out) :: rank
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: r, st
+    r = -1
+    st = c_pvec_vector_get_rank(vec%h, r)
+    rank = r
+    call finish_c(st, stat, errmsg)
+  end subroutine pvec_vector_get_rank
+
+  !> Number of ranks of the vector's communicator.
+  subroutine pvec_vector_get_nranks(vec, size, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out) :: size
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: s, st
+    s = 0
+    st = c_pvec_vector_get_nranks(vec%h, s)
+    size = s
+    call finish_c(st, stat, errmsg)
+  end subroutine pvec_vector_get_nranks
+
+  !> Rank (0-based) owning point x(1:dim).
+  subroutine pvec_vector_get_owner_rank(vec, x, rank, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    real(c_double), intent(in) :: x(:)
+    integer, intent(out) :: rank
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    real(c_double) :: buf(PVEC_MAX_DIM)
+    integer(c_int) :: r, st, dim
+    dim = check_dim_arrays(vec, 'pvec_vector_get_owner_rank', st, x)
+    rank = -1
+    if (st /= PVEC_SUCCESS) then
+      call finish(st, stat, errmsg)
+      return
+    end if
+    buf = 0
+    buf(1:dim) = x(1:dim)
+    r = -1
+    st = c_pvec_vector_get_owner_rank(vec%h, buf, r)
+    rank = r
+    call finish_c(st, stat, errmsg)
+  end subroutine pvec_vector_get_owner_rank
+
+  !> Send every particle to the rank owning its position (collective; invalidates views).
+  !> flags: PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE. n_removed: global count removed.
+  subroutine map_i64(vec, flags, n_removed, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in), optional :: flags
+    integer(c_int64_t), intent(out), optional :: n_removed
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int64_t), target :: nr
+    integer(c_int) :: f, st
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    nr = 0
+    st = c_pvec_map(vec%h, f, c_loc(nr))
+    if (present(n_removed)) n_removed = nr
+    call finish_c(st, stat, errmsg)
+  end subroutine map_i64
+
+  !> n_removed as a default integer (PVEC_ERROR_OVERFLOW after the map if the count does not fit).
+  subroutine map_i32(vec, flags, n_removed, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in), optional :: flags
+    integer(c_int32_t), intent(out) :: n_removed
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int64_t), target :: nr
+    integer(c_int) :: f, st
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    nr = 0
+    st = c_pvec_map(vec%h, f, c_loc(nr))
+    call finish_narrow(st, nr, n_removed, 'pvec_map', stat, errmsg)
+  end subroutine map_i32
+
+  !> Replace the ghosts by copies of the particles within ghost_width of this rank's subdomain
+  !> (collective; invalidates views). props absent: all properties.
+  subroutine pvec_ghost_get(vec, props, flags, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in), optional :: props(:)
+    integer, intent(in), optional :: flags
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n, f
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    call props_arg(props, buf, p, n)
+    call finish_c(c_pvec_ghost_get(vec%h, p, n, f), stat, errmsg)
+  end subroutine pvec_ghost_get
+
+  !> Send ghost values of the listed properties (absent: all) back to their owners and combine
+  !> them with op (PVEC_REDUCE_*). Collective. Note the order: op comes before the optional
+  !> props, unlike C, so that `call pvec_ghost_put(vec, PVEC_REDUCE_ADD)` works.
+  subroutine pvec_ghost_put(vec, op, props, flags, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in) :: op
+    integer, intent(in), optional :: props(:)
+    integer, intent(in), optional :: flags
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n, f
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    call props_arg(props, buf, p, n)
+    call finish_c(c_pvec_ghost_put(vec%h, p, n, int(op, c_int), f), stat, errmsg)
+  end subroutine pvec_ghost_put
+
+  !> Figures of the last distribution call on vec (zeros before the first).
+  subroutine pvec_vector_get_op_stats(vec, stats, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    type(pvec_op_stats), intent(out) :: stats
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    stats%struct_size = c_sizeof(stats)
+    call finish_c(c_pvec_vector_get_op_stats(vec%h, stats), stat, errmsg)
+  end subroutine pvec_vector_get_op_stats
+end module pvec_distribution
