@@ -6,6 +6,7 @@
 #include "common/error.hpp"
 #include "io/block_pipeline.hpp"
 #include "io/checkpoint_format.hpp"
+#include "io/folders.hpp"
 #include "io/h5_helpers.hpp"
 #include "io/staging.hpp"
 #include "io/xml_escape.hpp"
@@ -14,6 +15,8 @@
 #include <mpi.h>
 
 #include <cerrno>
+#include <fcntl.h>
+#include <unistd.h>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -91,13 +94,59 @@ void check_names(const DistVector& v) {
            "' cannot name an HDF5 dataset (it contains '/' or is '.')");
 }
 
-}  // namespace
+// The folder part of path ("" for a bare file name).
+std::string parent_folder(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
 
-void checkpoint_write(DistVector& v, const std::string& path, int64_t step, double time,
-                      const std::vector<UserAttr>& attrs, unsigned flags) {
-  quiet();
-  check_names(v);
-  const bool device = (flags & PVEC_ON_DEVICE) != 0;
+// Bytes set aside at the start of the file for its metadata: object headers, attributes and
+// the global heap of the strings, with room to spare.
+hsize_t metadata_bytes(const DistVector& v, const std::vector<UserAttr>& attrs) {
+  hsize_t b = 16 * 1024 + 1024 * static_cast<hsize_t>(v.particles().column_count());
+  for (const auto& p : v.schema().props()) b += 2 * p.name.size();
+  for (const UserAttr& a : attrs) b += 512 + 2 * (a.key.size() + a.text.size());
+  return (b + 4095) / 4096 * 4096;
+}
+
+// The file's size at most: its metadata block, every dataset's rows, and room for the small
+// items HDF5 places after them (the strings' global heap, /rank_counts, the superblock).
+uint64_t file_bytes(const DistVector& v, const std::vector<UserAttr>& attrs, int64_t total) {
+  const ParticleSet& ps = v.particles();
+  uint64_t b = metadata_bytes(v, attrs) + 64 * 1024 + 8 * static_cast<uint64_t>(v.comm().size());
+  for (int c = 0; c < ps.column_count(); ++c)
+    b += static_cast<uint64_t>(total) * row_bytes(ps.column(c).spec, 0);
+  return b;
+}
+
+// Claims `bytes` of disk for path before HDF5 opens it, so that a file that cannot be that
+// large (a full disk, a file size limit) fails here, where nothing of HDF5's is open: HDF5
+// extends the file to its full size at its first flush, and a flush that fails leaves the
+// file open inside HDF5 for good (and the process dies in HDF5's cleanup at exit). Filesystems
+// without fallocate skip the check.
+void claim_space(const std::string& path, uint64_t bytes, bool fault) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (fd < 0) fail_io("cannot create the checkpoint file", path);
+  const int rc = fault ? (errno = EFBIG, -1) : ::fallocate(fd, 0, 0, static_cast<off_t>(bytes));
+  const int err = rc == 0 ? 0 : errno;
+  ::close(fd);
+  if (rc != 0 && err != EOPNOTSUPP && err != ENOSYS) {
+    errno = err;
+    fail_io("cannot claim " + std::to_string(bytes) + " bytes for the checkpoint", path);
+  }
+}
+
+// Writes the whole checkpoint to tmp, in an order that lets a failed write close the file
+// cleanly: the file's full size is claimed first (claim_space); every group, attribute and
+// dataset is created (complete = 0) inside a block of metadata at the start of the file, and
+// flushed; then each rank writes its rows; then complete is set to 1, in place. A write that
+// fails after the flush (a full disk, a file size limit, a rank failing alone) thus leaves only
+// metadata already on disk to rewrite in place at close, and HDF5's close does not fail. Every HDF5
+// object is owned by an H5 on this frame and released on every exit; the steps that may fail on one
+// rank are agreed on, so all ranks leave together and close the file collectively. The file's own
+// close is checked.
+void write_file(DistVector& v, const std::string& tmp, int64_t step, double time,
+                const std::vector<UserAttr>& attrs, bool device) {
   const Communicator& comm = v.comm();
   const ParticleSet& ps = v.particles();
   MPI_Comm mpi = io_comm(v);
@@ -106,108 +155,193 @@ void checkpoint_write(DistVector& v, const std::string& path, int64_t step, doub
   const int64_t total = comm.allreduce_sum(n);
   std::vector<int64_t> counts(comm.size());
   comm.allgather_bytes(&n, sizeof n, counts.data());
-  const std::string tmp = path + ".tmp";
 
-  {
-    H5 file;
-    comm.agree("pvec_checkpoint_write: creating the file", [&] {
-      prepare_read(v, device);
-      H5 fapl = mpio_fapl(mpi);
-      file.reset(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl), H5Fclose);
-      if (!file.ok()) fail_h5(tmp, "cannot create the checkpoint file");
+  comm.agree("pvec_checkpoint_write: claiming the file's space", [&] {
+    const bool fault = h5_fault(false);  // a step of every rank: only rank 0 claims
+    if (comm.rank() == 0) claim_space(tmp, file_bytes(v, attrs, total), fault);
+    if (fault) fail(PVEC_ERROR_IO, "injected fault (", tmp, ")");
+    prepare_read(v, device);
+  });
+  H5 file;
+  comm.agree("pvec_checkpoint_write: creating the file", [&] {
+    H5 fapl = mpio_fapl(mpi);
+    H5Pset_meta_block_size(fapl, metadata_bytes(v, attrs));
+    // The 1.8 file format: object headers and the superblock carry checksums.
+    H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
+    file.reset(h5_fault() ? -1 : H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl),
+               H5Fclose);
+    if (!file.ok()) fail_h5(tmp, "cannot create the checkpoint file");
+  });
+  // From here on, a failure anywhere closes the file through on_error (below).
+  H5 props_group, meta, complete_attr, counts_dset;
+  std::vector<H5> dsets(ps.column_count());
+  std::vector<std::vector<hsize_t>> dims(ps.column_count());
+  auto body = [&] {
+    comm.agree("pvec_checkpoint_write: creating /properties", [&] {
+      props_group.reset(
+          h5_fault() ? -1 : H5Gcreate2(file, "properties", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+          H5Gclose);
+      if (!props_group.ok()) fail_h5(tmp, "cannot create group /properties");
     });
+    // The attributes, each agreed on: attribute creation changes the file's metadata, which
+    // every rank must change alike, so a rank that fails one stops with the others.
+    const char* w = "pvec_checkpoint_write: writing an attribute";
+    const CartGrid& g = v.grid();
+    const hsize_t dim = static_cast<hsize_t>(v.dim());
+    int64_t bc[PVEC_MAX_DIM], rg[PVEC_MAX_DIM];
+    for (int k = 0; k < v.dim(); ++k) {
+      bc[k] = g.periodic[k] ? PVEC_PERIODIC : PVEC_NON_PERIODIC;
+      rg[k] = g.dims[k];
+    }
+    const int64_t fv = kFormatVersion, idim = v.dim(), ranks = comm.size();
+    const double gw = v.ghost_width();
+    std::vector<std::string> names;
+    for (const auto& p : v.schema().props()) names.push_back(p.name);
+    comm.agree(w, [&] { put_strings(file, "format", {kFormat}, true, tmp); });
+    comm.agree(w, [&] { put_i64(file, "format_version", &fv, 1, true, tmp); });
+    comm.agree(w, [&] { put_strings(file, "pvec_version", {pvec_version_string()}, true, tmp); });
+    comm.agree(w, [&] { put_i64(file, "dim", &idim, 1, true, tmp); });
+    comm.agree(w, [&] { put_strings(file, "pos_dtype", {dtype_name(v.pos_dtype())}, true, tmp); });
+    comm.agree(w, [&] { put_f64(file, "domain_lo", g.lo, dim, false, tmp); });
+    comm.agree(w, [&] { put_f64(file, "domain_hi", g.hi, dim, false, tmp); });
+    comm.agree(w, [&] { put_i64(file, "boundary", bc, dim, false, tmp); });
+    comm.agree(w, [&] { put_f64(file, "ghost_width", &gw, 1, true, tmp); });
+    comm.agree(w, [&] { put_i64(file, "rank_grid", rg, dim, false, tmp); });
+    comm.agree(w, [&] { put_i64(file, "n_ranks", &ranks, 1, true, tmp); });
+    comm.agree(w, [&] { put_i64(file, "n_global", &total, 1, true, tmp); });
+    comm.agree(w, [&] { put_i64(file, "step", &step, 1, true, tmp); });
+    comm.agree(w, [&] { put_f64(file, "time", &time, 1, true, tmp); });
+    comm.agree(w, [&] { put_strings(file, "property_names", names, false, tmp); });
+    comm.agree("pvec_checkpoint_write: creating /metadata", [&] {
+      meta.reset(
+          h5_fault() ? -1 : H5Gcreate2(file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+          H5Gclose);
+      if (!meta.ok()) fail_h5(tmp, "cannot create group /metadata");
+    });
+    for (const UserAttr& a : attrs)
+      comm.agree(w, [&] {
+        if (a.is_string)
+          put_strings(meta, a.key.c_str(), {a.text}, true, tmp);
+        else
+          put_f64(meta, a.key.c_str(), &a.number, 1, true, tmp);
+      });
+    // 0 until every row is written: a file that says 0 was not completed.
+    const int64_t zero = 0;
+    comm.agree(w, [&] {
+      put_i64(file, "complete", &zero, 1, true, tmp);
+      complete_attr.reset(h5_fault() ? -1 : H5Aopen(file, "complete", H5P_DEFAULT), H5Aclose);
+      if (!complete_attr.ok()) fail_h5(tmp, "cannot open attribute complete");
+    });
+    // No fill values (every row is written) and no times in the headers (the same particles
+    // give the same bytes).
+    H5 dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
+    H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
+    H5Pset_obj_track_times(dcpl, 0);
+    for (int c = 0; c < ps.column_count(); ++c) {
+      const PropertySpec& s = ps.column(c).spec;
+      const std::string name = c == 0 ? "/positions" : "/properties/" + s.name;
+      dims[c] =
+          c == 0 ? std::vector<hsize_t>{static_cast<hsize_t>(total), static_cast<hsize_t>(v.dim())}
+                 : dims_of(s, total);
+      comm.agree("pvec_checkpoint_write: creating a dataset", [&] {
+        H5 fspace(H5Screate_simple(static_cast<int>(dims[c].size()), dims[c].data(), nullptr),
+                  H5Sclose);
+        dsets[c].reset(h5_fault() ? -1
+                                  : H5Dcreate2(file, name.c_str(), file_type(s.dtype), fspace,
+                                               H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                       H5Dclose);
+        if (!dsets[c].ok()) fail_h5(tmp, "cannot create dataset ", name);
+      });
+    }
+    comm.agree("pvec_checkpoint_write: creating /rank_counts", [&] {
+      hsize_t nr = static_cast<hsize_t>(comm.size());
+      H5 fspace(H5Screate_simple(1, &nr, nullptr), H5Sclose);
+      counts_dset.reset(h5_fault() ? -1
+                                   : H5Dcreate2(file, "rank_counts", H5T_STD_I64LE, fspace,
+                                                H5P_DEFAULT, dcpl, H5P_DEFAULT),
+                        H5Dclose);
+      if (!counts_dset.ok()) fail_h5(tmp, "cannot create dataset /rank_counts");
+    });
+    comm.agree("pvec_checkpoint_write: writing the metadata", [&] {
+      if (h5_fault() || H5Fflush(file, H5F_SCOPE_LOCAL) < 0)
+        fail_h5(tmp, "cannot write the file's metadata");
+    });
+
+    // The rows: each rank its own, independently; /rank_counts collectively.
     H5 dxpl = transfer_dxpl(H5FD_MPIO_INDEPENDENT);
     BlockPipeline pipe;
     // One staging thread at a time: read_rows copies a device block into scratch and
     // transposes it into the stage slot within one call, so one scratch serves both slots.
     ScratchBuffer& scratch = v.io_staging();
-    // Positions, then each property: the dataset created collectively, then each rank's rows.
-    H5 props_group;
-    comm.agree("pvec_checkpoint_write: creating /properties", [&] {
-      props_group.reset(H5Gcreate2(file, "properties", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                        H5Gclose);
-      if (!props_group.ok()) fail_h5(tmp, "cannot create group /properties");
-    });
     for (int c = 0; c < ps.column_count(); ++c) {
       const PropertySpec& s = ps.column(c).spec;
-      const std::string name = c == 0 ? "/positions" : "/properties/" + s.name;
-      std::vector<hsize_t> d =
-          c == 0 ? std::vector<hsize_t>{static_cast<hsize_t>(total), static_cast<hsize_t>(v.dim())}
-                 : dims_of(s, total);
-      H5 dset;
-      comm.agree("pvec_checkpoint_write: creating a dataset", [&] {
-        H5 fspace(H5Screate_simple(static_cast<int>(d.size()), d.data(), nullptr), H5Sclose);
-        dset.reset(H5Dcreate2(file, name.c_str(), file_type(s.dtype), fspace, H5P_DEFAULT,
-                              H5P_DEFAULT, H5P_DEFAULT),
-                   H5Dclose);
-        if (!dset.ok()) fail_h5(tmp, "cannot create dataset ", name);
-      });
       comm.agree("pvec_checkpoint_write: writing a dataset", [&] {
         const int64_t block = stage_rows(s, 0);
         auto* direct = const_cast<unsigned char*>(direct_rows(ps, c, device, 0));
-        const bool ok = move_rows(dset, true, mem_type(s.dtype), dxpl, d, first, n, block,
+        const bool ok = move_rows(dsets[c], true, mem_type(s.dtype), dxpl, dims[c], first, n, block,
                                   row_bytes(s, 0), device && ps.cuda(), direct, pipe,
                                   [&](int64_t b0, int64_t count, unsigned char* buf) {
                                     read_rows(ps, c, device, 0, b0, count, buf, scratch);
                                   });
-        if (!ok) fail_h5(tmp, "cannot write dataset ", name);
+        if (!ok)
+          fail_h5(tmp, "cannot write dataset ", c == 0 ? "/positions" : "/properties/" + s.name);
       });
     }
-    comm.agree("pvec_checkpoint_write: writing the attributes", [&] {
-      // rank_counts: small, every rank writes the whole of it (identical data).
-      hsize_t nr = static_cast<hsize_t>(comm.size());
-      H5 fspace(H5Screate_simple(1, &nr, nullptr), H5Sclose);
-      H5 dset(H5Dcreate2(file, "rank_counts", H5T_STD_I64LE, fspace, H5P_DEFAULT, H5P_DEFAULT,
-                         H5P_DEFAULT),
-              H5Dclose);
+    comm.agree("pvec_checkpoint_write: writing /rank_counts", [&] {
       H5 coll = transfer_dxpl(H5FD_MPIO_COLLECTIVE);
-      if (!dset.ok() || H5Dwrite(dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, coll, counts.data()) < 0)
+      if (h5_fault() ||
+          H5Dwrite(counts_dset, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, coll, counts.data()) < 0)
         fail_h5(tmp, "cannot write dataset /rank_counts");
+    });
+    const int64_t one = 1;
+    comm.agree(w, [&] {
+      if (h5_fault() || H5Awrite(complete_attr, H5T_NATIVE_INT64, &one) < 0)
+        fail_h5(tmp, "cannot write attribute complete");
+    });
+  };
+  // Releases every object but the file, then closes the file; a failing close is an error.
+  auto close_all = [&] {
+    complete_attr.reset();
+    meta.reset();
+    counts_dset.reset();
+    for (H5& d : dsets) d.reset();
+    props_group.reset();
+    const herr_t rc = H5Fclose(file.release());
+    return rc >= 0;
+  };
+  try {
+    body();
+  } catch (...) {
+    close_all();  // the first error is the one reported
+    throw;
+  }
+  comm.agree("pvec_checkpoint_write: closing the file", [&] {
+    const bool closed = close_all();
+    if (h5_fault() || !closed) fail_h5(tmp, "cannot finish the checkpoint file (flush and close)");
+  });
+}
 
-      const CartGrid& g = v.grid();
-      const hsize_t dim = static_cast<hsize_t>(v.dim());
-      int64_t bc[PVEC_MAX_DIM], rg[PVEC_MAX_DIM];
-      for (int k = 0; k < v.dim(); ++k) {
-        bc[k] = g.periodic[k] ? PVEC_PERIODIC : PVEC_NON_PERIODIC;
-        rg[k] = g.dims[k];
-      }
-      const int64_t fv = kFormatVersion, idim = v.dim(), ranks = comm.size();
-      put_strings(file, "format", {kFormat}, true, tmp);
-      put_i64(file, "format_version", &fv, 1, true, tmp);
-      put_strings(file, "pvec_version", {pvec_version_string()}, true, tmp);
-      put_i64(file, "dim", &idim, 1, true, tmp);
-      put_strings(file, "pos_dtype", {dtype_name(v.pos_dtype())}, true, tmp);
-      put_f64(file, "domain_lo", g.lo, dim, false, tmp);
-      put_f64(file, "domain_hi", g.hi, dim, false, tmp);
-      put_i64(file, "boundary", bc, dim, false, tmp);
-      const double gw = v.ghost_width();
-      put_f64(file, "ghost_width", &gw, 1, true, tmp);
-      put_i64(file, "rank_grid", rg, dim, false, tmp);
-      put_i64(file, "n_ranks", &ranks, 1, true, tmp);
-      put_i64(file, "n_global", &total, 1, true, tmp);
-      put_i64(file, "step", &step, 1, true, tmp);
-      put_f64(file, "time", &time, 1, true, tmp);
-      std::vector<std::string> names;
-      for (const auto& p : v.schema().props()) names.push_back(p.name);
-      put_strings(file, "property_names", names, false, tmp);
-      H5 meta(H5Gcreate2(file, "metadata", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
-      if (!meta.ok()) fail_h5(tmp, "cannot create group /metadata");
-      for (const UserAttr& a : attrs) {
-        if (a.is_string)
-          put_strings(meta, a.key.c_str(), {a.text}, true, tmp);
-        else
-          put_f64(meta, a.key.c_str(), &a.number, 1, true, tmp);
-      }
-      // Written last: a file without it was not completed.
-      const int64_t complete = 1;
-      put_i64(file, "complete", &complete, 1, true, tmp);
-    });
-    comm.agree("pvec_checkpoint_write: closing the file", [&] {
-      props_group.reset();
-      const hid_t id = file.get();
-      file.reset();  // closes
-      (void)id;
-    });
+}  // namespace
+
+void checkpoint_write(DistVector& v, const std::string& path, int64_t step, double time,
+                      const std::vector<UserAttr>& attrs, unsigned flags) {
+  quiet();
+  check_names(v);
+  const bool device = (flags & PVEC_ON_DEVICE) != 0;
+  const Communicator& comm = v.comm();
+  const std::string tmp = path + ".tmp";
+  const int64_t total = comm.allreduce_sum(v.particles().n_local());
+  comm.agree("pvec_checkpoint_write: creating the folders", [&] {
+    if (comm.rank() == 0) make_folders(parent_folder(path));  // as mkdir -p
+  });
+  try {
+    write_file(v, tmp, step, time, attrs, device);
+  } catch (...) {
+    // Every rank is here (each step was agreed on) and the file is closed: drop it.
+    if (comm.rank() == 0) std::remove(tmp.c_str());
+    comm.allreduce_max(0);  // the file is gone on return, on every rank
+    throw;
   }
   comm.agree("pvec_checkpoint_write: renaming the file", [&] {
     if (comm.rank() != 0) return;

@@ -6,6 +6,28 @@
 
 namespace pvec::impl::io {
 
+namespace {
+int g_fault_at = -1;
+bool g_fault_local_only = false;
+int g_fault_calls = 0;
+bool g_fault_fired = false;
+}  // namespace
+
+void inject_h5_fault_for_tests(int k, bool local_only) {
+  g_fault_at = k;
+  g_fault_local_only = local_only;
+  g_fault_calls = 0;
+  g_fault_fired = false;
+}
+bool h5_fault_fired_for_tests() { return g_fault_fired; }
+int h5_fault_points_for_tests() { return g_fault_calls; }
+bool h5_fault(bool collective) {
+  if (g_fault_at < 0 || g_fault_calls++ != g_fault_at) return false;
+  if (collective && g_fault_local_only) return false;
+  g_fault_fired = true;
+  return true;
+}
+
 void quiet() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
 
 std::string h5_message() {
@@ -73,8 +95,8 @@ int dtype_of(hid_t t) {
 void put_attr(hid_t loc, const char* name, hid_t ftype, hid_t mtype, const void* data, hsize_t n,
               bool scalar, const std::string& path) {
   H5 space(scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr), H5Sclose);
-  H5 a(H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
-  if (!space.ok() || !a.ok() || H5Awrite(a, mtype, data) < 0)
+  H5 a(h5_fault() ? -1 : H5Acreate2(loc, name, ftype, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
+  if (!space.ok() || !a.ok() || h5_fault() || H5Awrite(a, mtype, data) < 0)
     fail_h5(path, "cannot write attribute ", name);
 }
 void put_i64(hid_t loc, const char* name, const int64_t* v, hsize_t n, bool scalar,

@@ -39,6 +39,12 @@ class H5 {
     id_ = id;
     close_ = close;
   }
+  // Gives up ownership without closing: the caller closes the returned identifier.
+  hid_t release() {
+    const hid_t id = id_;
+    id_ = -1;
+    return id;
+  }
   hid_t get() const { return id_; }
   operator hid_t() const { return id_; }
   bool ok() const { return id_ >= 0; }
@@ -47,6 +53,20 @@ class H5 {
   hid_t id_;
   herr_t (*close_)(hid_t);
 };
+
+// Fault injection for tests (tests/io/test_io_write_failures.cpp). The checkpoint writer calls
+// h5_fault(collective) before each step that may fail, the same sequence on every rank; after
+// inject_h5_fault_for_tests(k, local_only), the k-th call (from 0) returns true and the writer
+// treats the step as failed. With local_only, a collective step (an HDF5 call every rank makes
+// together, which in practice fails on all ranks or none) does not fire: a rank failing alone
+// at one would leave the others waiting inside HDF5. k < 0 turns it off.
+// h5_fault_fired_for_tests says whether it fired, h5_fault_points_for_tests how many calls
+// were made since the injection. Calls come from one thread (HDF5 is called from the calling
+// thread only).
+void inject_h5_fault_for_tests(int k, bool local_only = false);
+bool h5_fault_fired_for_tests();
+int h5_fault_points_for_tests();
+bool h5_fault(bool collective = true);
 
 // HDF5 prints its error stack by default: keep quiet, pvec reports the innermost message.
 void quiet();
@@ -118,6 +138,7 @@ template <class Block>
 bool move_rows(hid_t dset, bool write, hid_t mtype, hid_t dxpl, const std::vector<hsize_t>& d,
                int64_t first, int64_t n, int64_t block_rows, size_t row_bytes, bool device,
                unsigned char* direct, BlockPipeline& pipe, Block&& block) {
+  if (write && h5_fault(false)) return false;  // one step per column, on every rank
   if (n == 0) return true;
   H5 fspace(H5Dget_space(dset), H5Sclose);
   if (!fspace.ok()) return false;

@@ -35,7 +35,18 @@ if(PVEC_HAVE_HDF5)
 else()
   target_compile_definitions(io_threads PRIVATE PVEC_TEST_NO_HDF5=1)
 endif()
+# White-box: a checkpoint write failing at each HDF5 call of the writer (every rank, one rank
+# alone) and beyond a real file size limit releases every HDF5 object, leaves no temporary
+# file and the previous checkpoint intact; the next write and a restart succeed.
+if(PVEC_HAVE_HDF5)
+  pvec_add_dist_whitebox(io_write_failures ${_here}/test_io_write_failures.cpp "1;2;3"
+                         ${_here}/checkpoint_util.cpp)
+  target_link_libraries(io_write_failures PRIVATE pvec_hdf5)
+endif()
 foreach(_n 1 2 3)
+  if(TEST io_write_failures_np${_n})
+    set_property(TEST io_write_failures_np${_n} APPEND PROPERTY LABELS io)
+  endif()
   if(TEST io_threads_np${_n})
     set_property(TEST io_threads_np${_n} APPEND PROPERTY LABELS io)
   endif()
