@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Longer than 500 lines because its C-type rules and the PASSING table of every function are
+# one table, read together.
 """Write the generated part of the Fortran binding from the ABI description.
 
     python3 abi/gen_fortran.py --write     write the generated files (commit them)

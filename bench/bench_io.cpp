@@ -22,6 +22,7 @@
 // the writes read the device mirror and a restart fills it from one new host allocation. See
 // docs/performance.md ("Output and restart").
 #include "bench_common.hpp"
+#include "io/row_checksum.hpp"
 
 #if defined(BENCH_HAVE_MPI)
 #include <mpi.h>
@@ -276,7 +277,7 @@ int main(int argc, char** argv) {
     MpiIo mpiio(n_local);
     const double bytes = 64.0 * static_cast<double>(n);
 
-    std::vector<double> t_ckw, t_rst, t_rst_h5, t_vtk;
+    std::vector<double> t_ckw, t_rst, t_rst_h5, t_vtk, t_sum;
     Baseline b_write, b_read, b_read_new;
     const std::string ck = (dir / "ckpt.h5").string();
     const std::string raw = (dir / "raw.bin").string();
@@ -307,6 +308,13 @@ int main(int argc, char** argv) {
         }
         remove_path(ck);
         remove_path(dir / "ckpt.xmf");
+        // The checkpoint's checksums (src/io/row_checksum.hpp) of this rank's 64 bytes per
+        // particle on one thread, as the writer sums them: the slowest rank's time.
+        std::vector<unsigned char> rows_bytes(static_cast<size_t>(n_local) * 64, 1);
+        volatile uint64_t sink = 0;
+        t_sum.push_back(timed([&] {
+          sink = sink + pvec::impl::io::word_sum(rows_bytes.data(), rows_bytes.size(), 0);
+        }));
       }
       for (const bool coll : {true, false}) {
         b_write.t[coll].push_back(timed([&] { mpiio.write(raw, coll); }));
@@ -365,6 +373,23 @@ int main(int argc, char** argv) {
             .num("ratio", ratio)
             .print();
       }
+    if (has_hdf5 && rank_ == 0) {
+      // Not overlapped, the checksums would add this much; the writer overlaps them with the
+      // file calls, the restart spreads them over the reading threads.
+      const double ts = median(t_sum);
+      std::printf(
+          "# checksums, one thread, not overlapped: %.1f ms = %.1f%% of ckpt_write, "
+          "%.1f%% of restart\n",
+          ts * 1e3, 100 * ts / median(t_ckw), 100 * ts / median(t_rst));
+      Json("io")
+          .str("name", "checksum")
+          .integer("ranks", size_)
+          .integer("n", n)
+          .num("time_s", ts)
+          .num("of_write", ts / median(t_ckw))
+          .num("of_restart", ts / median(t_rst))
+          .print();
+    }
   }
   remove_path(dir);
   BENCH_PVEC(pvec_finalize());

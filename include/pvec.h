@@ -947,20 +947,22 @@ PVEC_API pvec_status pvec_vtk_write(pvec_vector_t vec, const char* prefix, int64
  *  same step, time and attributes. The file is written as <path>.tmp and renamed to path when
  *  complete, so a crash never leaves a file at path that looks whole; an existing file at
  *  path is replaced only then. Missing folders of path are created (as mkdir -p). Before
- *  HDF5 opens the file, rank 0 claims the whole file's size on disk (fallocate, where the
- *  filesystem has it), so a disk or a file size limit too small for it fails at once; a
- *  write that fails later (any rank, any step) closes every HDF5 object on every rank,
- *  removes <path>.tmp and leaves the previous file at path as it was. The file uses HDF5's
- *  1.8 format (checksummed object headers, readable by HDF5 1.8 and later). An XDMF sidecar (path with its extension replaced by .xmf)
+ *  HDF5 opens the file, every rank checks its file size limit and the free space against
+ *  the file's size, so a disk or limit too small for it fails at once; a write that fails
+ *  later (any rank, any step) closes every HDF5 object on every rank, removes <path>.tmp and
+ *  leaves the previous file at path as it was. Each dataset carries an attribute
+ *  "checksums": one uint64 per writing rank, the checksum of that rank's rows (docs/io.md),
+ *  verified by pvec_checkpoint_restart. The file uses HDF5's 1.8 format (checksummed object
+ *  headers, readable by HDF5 1.8 and later). An XDMF sidecar (path with its extension replaced by .xmf)
  *  lets ParaView open the checkpoint (dim 2 and 3). flags: PVEC_ON_DEVICE (write the device
  *  mirror through a staging copy). Collective; invalidates nothing.
  *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (path NULL or empty, time not finite, n_attrs < 0,
  *  keys NULL with n_attrs > 0, a key NULL, empty or repeated, a number needed but numbers
  *  NULL, unknown flags); OUT_OF_MEMORY; CUDA; IO (a folder cannot be made or a component of
- *  path is a file, the space cannot be claimed, HDF5 fails: the message names the file and
+ *  path is a file, the file would not fit the size limit or the free space, HDF5 fails: the message names the file and
  *  the step); NOT_SUPPORTED (built without parallel HDF5; the message says so). An error on
- *  any rank is an error on every rank: the rank that failed returns its own status (folders
- *  and the space claim are rank 0's), the others PVEC_ERROR_MPI naming it. Since 0.1. */
+ *  any rank is an error on every rank: the rank that failed returns its own status (the
+ *  folders are rank 0's), the others PVEC_ERROR_MPI naming it. Since 0.1. */
 PVEC_API pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path, int64_t step,
                                            double time, int n_attrs, const char* const* keys,
                                            const char* const* strings, const double* numbers,
@@ -998,7 +1000,9 @@ PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc
  *  Errors: INVALID_ARGUMENT (path or out NULL, unknown flags, and the first mismatch between
  *  file and request, named: "property 'v' is vector[3] in the file, vector[2] requested",
  *  missing or extra property, dim, domain, boundary, pos dtype); DTYPE_MISMATCH (a
- *  property's dtype differs, named); IO (missing, truncated, corrupted or incomplete file,
+ *  property's dtype differs, named); IO (missing, truncated, corrupted or incomplete file;
+ *  rows that do not match their checksum: the message names the dataset, the rows and the
+ *  rank that wrote them;
  *  or a damaged header as for pvec_checkpoint_describe: the message says which, and the
  *  file is checked before the request); and those of pvec_vector_create and pvec_map;
  *  NOT_SUPPORTED. Since 0.1. */

@@ -10,6 +10,7 @@
 #include "io/checkpoint_format.hpp"
 #include "io/h5_helpers.hpp"
 #include "io/raw_dataset.hpp"
+#include "io/row_checksum.hpp"
 #include "io/staging.hpp"
 #include "particles/staged_transfer.hpp"
 
@@ -60,6 +61,20 @@ void check_storage(hid_t dset, int64_t rows, int64_t ncomp, size_t elem, const s
 }
 
 // Opens and validates the root attributes and schema; file is the open file.
+// Every dataset carries the checksums of its writer blocks (io/row_checksum.hpp): one per
+// writing rank, as uint64.
+void check_sums(hid_t dset, int64_t n_ranks, const std::string& name, const std::string& path) {
+  if (H5Aexists(dset, "checksums") <= 0)
+    fail(PVEC_ERROR_IO, "'", path, "': dataset ", name, " has no attribute 'checksums'");
+  H5 a(H5Aopen(dset, "checksums", H5P_DEFAULT), H5Aclose);
+  H5 space(a.ok() ? H5Aget_space(a) : -1, H5Sclose);
+  H5 type(a.ok() ? H5Aget_type(a) : -1, H5Tclose);
+  if (!space.ok() || !type.ok() || H5Sget_simple_extent_npoints(space) != n_ranks ||
+      H5Tget_class(type) != H5T_INTEGER || H5Tget_size(type) != 8)
+    fail(PVEC_ERROR_IO, "'", path, "': attribute 'checksums' of dataset ", name, " is not ",
+         n_ranks, " 64-bit integers (one per writing rank)");
+}
+
 CheckpointInfo read_info(hid_t file, const std::string& path) {
   CheckpointInfo info;
   const auto format = H5Aexists(file, "format") > 0 ? get_strings(file, "format", 1, path)
@@ -160,6 +175,7 @@ CheckpointInfo read_info(hid_t file, const std::string& path) {
       p.ncomp = next;
     }
     check_storage(d, info.n_global, p.ncomp, p.elem_size, ds, path);
+    check_sums(d, info.n_ranks, ds, path);
     info.props.push_back(p);
   }
   // Positions.
@@ -176,6 +192,7 @@ CheckpointInfo read_info(hid_t file, const std::string& path) {
     fail(PVEC_ERROR_IO, "'", path, "': dataset /positions is not ", info.n_global, " x ", dim, " ",
          pd);
   check_storage(d, info.n_global, dim, info.pos_dtype == PVEC_FLOAT32 ? 4 : 8, "/positions", path);
+  check_sums(d, info.n_ranks, "/positions", path);
   // Per-rank counts, which must add up.
   H5 rc(H5Lexists(file, "rank_counts", H5P_DEFAULT) > 0 ? H5Dopen2(file, "rank_counts", H5P_DEFAULT)
                                                         : -1,
@@ -325,7 +342,11 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
       upload.reset();
     }
   }
-  for (int c = 0; c < ps.column_count(); ++c) {
+  // Each dataset's checksums per writer block (io/row_checksum.hpp): stored, and this rank's
+  // part of what was read, added over the ranks after the last dataset.
+  const int nc = ps.column_count();
+  std::vector<uint64_t> stored(static_cast<size_t>(nc) * info.n_ranks), read_parts;
+  for (int c = 0; c < nc; ++c) {
     const PropertySpec& s = ps.column(c).spec;
     const std::string name = c == 0 ? "/positions" : "/properties/" + s.name;
     comm.agree("restart: reading a dataset", [&] {
@@ -334,10 +355,14 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
       if (!fspace.ok()) fail_h5(path, "cannot open dataset ", name);
       std::vector<hsize_t> d(H5Sget_simple_extent_ndims(fspace));
       H5Sget_simple_extent_dims(fspace, d.data(), nullptr);
+      get_attr(dset, "checksums", H5T_NATIVE_UINT64,
+               stored.data() + static_cast<size_t>(c) * info.n_ranks, info.n_ranks, path);
       const int64_t block = stage_rows(s, 0);
       const size_t rb = row_bytes(s, 0);
+      BlockSums sums(info.rank_counts, rb);
       unsigned char* direct = direct_rows_host(ps, c);
       auto unstage = [&](int64_t b0, int64_t count, unsigned char* buf) {
+        sums.add(first + b0, count, buf);
         write_rows_host(ps, c, b0, count, buf);
       };
       // read_parallel: the rows land in the host mirror (directly, or unstaged from buf),
@@ -367,6 +392,7 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
               const int e = raw.read(buf, static_cast<size_t>(count) * rb,
                                      at + (first + b0) * static_cast<int64_t>(rb));
               if (e != 0) err.store(e);
+              if (e == 0) sums.add(first + b0, count, buf);
               return e == 0;
             },
             unstage_both);
@@ -374,13 +400,34 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
           fail(PVEC_ERROR_IO, "'", path, "': cannot read dataset ", name, ": ",
                err.load() != 0 ? std::strerror(err.load()) : "failed");
         dev_filled[c] = !ps.cuda() || fused;
+        const std::vector<uint64_t> part = sums.parts();
+        read_parts.insert(read_parts.end(), part.begin(), part.end());
         return;
       }
       const bool ok = move_rows(dset, false, mem_type(s.dtype), dxpl, d, first, n, block, rb, false,
                                 direct, pipe, unstage);
       if (!ok) fail_h5(path, "cannot read dataset ", name, " (truncated or corrupted file?)");
+      if (direct) sums.add(first, n, direct);
+      const std::vector<uint64_t> part = sums.parts();
+      read_parts.insert(read_parts.end(), part.begin(), part.end());
     });
   }
+  // Every block of every dataset was read by some ranks: their parts add up to its checksum.
+  comm.allreduce(read_parts.data(), static_cast<int64_t>(read_parts.size()), PVEC_UINT64,
+                 AllreduceOp::sum);
+  for (int c = 0; c < nc; ++c)
+    for (int b = 0; b < info.n_ranks; ++b) {
+      const size_t at = static_cast<size_t>(c) * info.n_ranks + b;
+      if (read_parts[at] != stored[at]) {
+        int64_t row0 = 0;
+        for (int k = 0; k < b; ++k) row0 += info.rank_counts[k];
+        const PropertySpec& s = ps.column(c).spec;
+        fail(PVEC_ERROR_IO, "'", path, "': dataset ",
+             c == 0 ? "/positions" : "/properties/" + s.name, ", rows [", row0, ", ",
+             row0 + info.rank_counts[b], ") written by rank ", b,
+             ": the data do not match their checksum (the file is damaged)");
+      }
+    }
   // The map below changes host rows: every copy from them must have arrived first.
   if (upload) comm.agree("restart: finishing the copies to the device", [&] { upload->finish(); });
   ps.set_sizes(n, 0);  // every row [0, n) of every host column holds the file's values

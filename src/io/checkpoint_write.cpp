@@ -8,19 +8,23 @@
 #include "io/checkpoint_format.hpp"
 #include "io/folders.hpp"
 #include "io/h5_helpers.hpp"
+#include "io/row_checksum.hpp"
 #include "io/staging.hpp"
 #include "io/xml_escape.hpp"
 
 #include <hdf5.h>
 #include <mpi.h>
 
+#include <atomic>
 #include <cerrno>
-#include <fcntl.h>
-#include <unistd.h>
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sys/resource.h>
+#include <sys/statvfs.h>
 
 namespace pvec::impl::io {
 
@@ -105,6 +109,8 @@ std::string parent_folder(const std::string& path) {
 hsize_t metadata_bytes(const DistVector& v, const std::vector<UserAttr>& attrs) {
   hsize_t b = 16 * 1024 + 1024 * static_cast<hsize_t>(v.particles().column_count());
   for (const auto& p : v.schema().props()) b += 2 * p.name.size();
+  // Each dataset's checksums attribute.
+  b += (256 + 8 * static_cast<hsize_t>(v.comm().size())) * v.particles().column_count();
   for (const UserAttr& a : attrs) b += 512 + 2 * (a.key.size() + a.text.size());
   return (b + 4095) / 4096 * 4096;
 }
@@ -119,25 +125,31 @@ uint64_t file_bytes(const DistVector& v, const std::vector<UserAttr>& attrs, int
   return b;
 }
 
-// Claims `bytes` of disk for path before HDF5 opens it, so that a file that cannot be that
-// large (a full disk, a file size limit) fails here, where nothing of HDF5's is open: HDF5
-// extends the file to its full size at its first flush, and a flush that fails leaves the
-// file open inside HDF5 for good (and the process dies in HDF5's cleanup at exit). Filesystems
-// without fallocate skip the check.
-void claim_space(const std::string& path, uint64_t bytes, bool fault) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
-  if (fd < 0) fail_io("cannot create the checkpoint file", path);
-  const int rc = fault ? (errno = EFBIG, -1) : ::fallocate(fd, 0, 0, static_cast<off_t>(bytes));
-  const int err = rc == 0 ? 0 : errno;
-  ::close(fd);
-  if (rc != 0 && err != EOPNOTSUPP && err != ENOSYS) {
-    errno = err;
-    fail_io("cannot claim " + std::to_string(bytes) + " bytes for the checkpoint", path);
+// Checks that a file of `bytes` can be written at path before HDF5 opens it: this process's
+// file size limit (RLIMIT_FSIZE), and the free space of path's filesystem. A file that cannot
+// be that large then fails here, where nothing of HDF5's is open: HDF5 extends the file to its
+// full size at its first flush, and a flush that fails leaves the file open inside HDF5 for
+// good (the process then dies in HDF5's cleanup at exit). Free space is a snapshot: another
+// program may take it before the write.
+void check_room(const std::string& path, uint64_t bytes, bool fault) {
+  rlimit lim{};
+  if (fault || (getrlimit(RLIMIT_FSIZE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+                bytes > static_cast<uint64_t>(lim.rlim_cur)))
+    fail(PVEC_ERROR_IO, "the checkpoint '", path, "' needs about ", bytes,
+         " bytes, beyond this process's file size limit (RLIMIT_FSIZE, ",
+         fault ? 0 : static_cast<uint64_t>(lim.rlim_cur), " bytes)");
+  const std::string dir = parent_folder(path);
+  struct statvfs fs {};
+  if (statvfs(dir.empty() ? "." : dir.c_str(), &fs) == 0) {
+    const uint64_t avail = static_cast<uint64_t>(fs.f_bavail) * fs.f_frsize;
+    if (bytes > avail)
+      fail(PVEC_ERROR_IO, "the checkpoint '", path, "' needs about ", bytes, " bytes, ", avail,
+           " are free on its filesystem");
   }
 }
 
 // Writes the whole checkpoint to tmp, in an order that lets a failed write close the file
-// cleanly: the file's full size is claimed first (claim_space); every group, attribute and
+// cleanly: the room for the whole file is checked first (check_room); every group, attribute and
 // dataset is created (complete = 0) inside a block of metadata at the start of the file, and
 // flushed; then each rank writes its rows; then complete is set to 1, in place. A write that
 // fails after the flush (a full disk, a file size limit, a rank failing alone) thus leaves only
@@ -156,10 +168,9 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
   std::vector<int64_t> counts(comm.size());
   comm.allgather_bytes(&n, sizeof n, counts.data());
 
-  comm.agree("pvec_checkpoint_write: claiming the file's space", [&] {
-    const bool fault = h5_fault(false);  // a step of every rank: only rank 0 claims
-    if (comm.rank() == 0) claim_space(tmp, file_bytes(v, attrs, total), fault);
-    if (fault) fail(PVEC_ERROR_IO, "injected fault (", tmp, ")");
+  comm.agree("pvec_checkpoint_write: checking the room for the file", [&] {
+    // Every rank: each has its own size limit, and writes up to the end of the file.
+    check_room(tmp, file_bytes(v, attrs, total), h5_fault(false));
     prepare_read(v, device);
   });
   H5 file;
@@ -174,7 +185,7 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
   });
   // From here on, a failure anywhere closes the file through on_error (below).
   H5 props_group, meta, complete_attr, counts_dset;
-  std::vector<H5> dsets(ps.column_count());
+  std::vector<H5> dsets(ps.column_count()), sum_attrs(ps.column_count());
   std::vector<std::vector<hsize_t>> dims(ps.column_count());
   auto body = [&] {
     comm.agree("pvec_checkpoint_write: creating /properties", [&] {
@@ -253,6 +264,18 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
                        H5Dclose);
         if (!dsets[c].ok()) fail_h5(tmp, "cannot create dataset ", name);
       });
+      // Its rank blocks' checksums (io/row_checksum.hpp), 0 until the rows are written.
+      comm.agree("pvec_checkpoint_write: creating a dataset's checksums", [&] {
+        hsize_t nr = static_cast<hsize_t>(comm.size());
+        const std::vector<uint64_t> zeros(nr, 0);
+        H5 space(H5Screate_simple(1, &nr, nullptr), H5Sclose);
+        sum_attrs[c].reset(h5_fault() ? -1
+                                      : H5Acreate2(dsets[c], "checksums", H5T_STD_U64LE, space,
+                                                   H5P_DEFAULT, H5P_DEFAULT),
+                           H5Aclose);
+        if (!sum_attrs[c].ok() || H5Awrite(sum_attrs[c], H5T_NATIVE_UINT64, zeros.data()) < 0)
+          fail_h5(tmp, "cannot write attribute checksums of ", name);
+      });
     }
     comm.agree("pvec_checkpoint_write: creating /rank_counts", [&] {
       hsize_t nr = static_cast<hsize_t>(comm.size());
@@ -274,20 +297,53 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
     // One staging thread at a time: read_rows copies a device block into scratch and
     // transposes it into the stage slot within one call, so one scratch serves both slots.
     ScratchBuffer& scratch = v.io_staging();
+    // This rank's block's checksum of each dataset: summed as each staged block is made (on
+    // the staging thread, while HDF5 writes the previous one), or, when the column's memory
+    // is written directly, on a thread beside the write.
+    std::vector<uint64_t> sums(ps.column_count(), 0);
     for (int c = 0; c < ps.column_count(); ++c) {
       const PropertySpec& s = ps.column(c).spec;
       comm.agree("pvec_checkpoint_write: writing a dataset", [&] {
         const int64_t block = stage_rows(s, 0);
+        const size_t rb = row_bytes(s, 0);
+        const uint64_t k0 = static_cast<uint64_t>(first) * rb / 4;
         auto* direct = const_cast<unsigned char*>(direct_rows(ps, c, device, 0));
-        const bool ok = move_rows(dsets[c], true, mem_type(s.dtype), dxpl, dims[c], first, n, block,
-                                  row_bytes(s, 0), device && ps.cuda(), direct, pipe,
-                                  [&](int64_t b0, int64_t count, unsigned char* buf) {
-                                    read_rows(ps, c, device, 0, b0, count, buf, scratch);
-                                  });
+        std::atomic<uint64_t> sum{0};
+        std::thread direct_sum;
+        if (direct && n > 0)
+          direct_sum =
+              std::thread([&] { sum = word_sum(direct, static_cast<size_t>(n) * rb, k0); });
+        bool ok = false;
+        try {
+          ok = move_rows(dsets[c], true, mem_type(s.dtype), dxpl, dims[c], first, n, block, rb,
+                         device && ps.cuda(), direct, pipe,
+                         [&](int64_t b0, int64_t count, unsigned char* buf) {
+                           read_rows(ps, c, device, 0, b0, count, buf, scratch);
+                           sum.fetch_add(word_sum(buf, static_cast<size_t>(count) * rb,
+                                                  k0 + static_cast<uint64_t>(b0) * rb / 4));
+                         });
+        } catch (...) {
+          if (direct_sum.joinable()) direct_sum.join();
+          throw;
+        }
+        if (direct_sum.joinable()) direct_sum.join();
+        sums[c] = sum.load();
         if (!ok)
           fail_h5(tmp, "cannot write dataset ", c == 0 ? "/positions" : "/properties/" + s.name);
       });
     }
+    // Every rank's checksums, then each dataset's attribute (collective, the same values).
+    const int nc = ps.column_count();
+    std::vector<uint64_t> all(static_cast<size_t>(nc) * comm.size());
+    comm.allgather_bytes(sums.data(), sizeof(uint64_t) * nc, all.data());
+    for (int c = 0; c < nc; ++c)
+      comm.agree("pvec_checkpoint_write: writing a dataset's checksums", [&] {
+        std::vector<uint64_t> per_rank(comm.size());
+        for (int r = 0; r < comm.size(); ++r) per_rank[r] = all[static_cast<size_t>(r) * nc + c];
+        if (h5_fault() || H5Awrite(sum_attrs[c], H5T_NATIVE_UINT64, per_rank.data()) < 0)
+          fail_h5(tmp, "cannot write the checksums of dataset ",
+                  c == 0 ? "/positions" : "/properties/" + ps.column(c).spec.name);
+      });
     comm.agree("pvec_checkpoint_write: writing /rank_counts", [&] {
       H5 coll = transfer_dxpl(H5FD_MPIO_COLLECTIVE);
       if (h5_fault() ||
@@ -305,6 +361,7 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
     complete_attr.reset();
     meta.reset();
     counts_dset.reset();
+    for (H5& a : sum_attrs) a.reset();
     for (H5& d : dsets) d.reset();
     props_group.reset();
     const herr_t rc = H5Fclose(file.release());

@@ -18,7 +18,9 @@ endif()
 if(PVEC_HAVE_HDF5)
   # Damaged checkpoints, structure-aware: every header attribute and dataset rewritten with the
   # HDF5 C library, alone and in 300 random combinations (the reader's fuzz test).
-  pvec_add_test(io_damaged SOURCES ${_here}/test_io_damaged.cpp RANKS 1 3 LABELS io
+  # With them, one byte flipped in any dataset's rows (test_io_checksums.cpp).
+  pvec_add_test(io_damaged SOURCES ${_here}/test_io_damaged.cpp ${_here}/test_io_checksums.cpp
+                ${_here}/checkpoint_util.cpp RANKS 1 3 LABELS io
                 LIBS ${_dist_libs})
   target_compile_definitions(io_damaged PRIVATE OMPI_SKIP_MPICXX=1 MPICH_SKIP_MPICXX=1)
   target_link_libraries(io_damaged PRIVATE pvec_hdf5)
