@@ -342,6 +342,16 @@ PVEC_API pvec_status pvec_schema_add_tensor(pvec_schema_t schema, const char* na
 /** Number of properties declared so far. Local.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (count NULL). Since 0.1. */
 PVEC_API pvec_status pvec_schema_get_count(pvec_schema_t schema, int* count);
+/** Property index of the schema (0 <= index < count): its name copied into name (a buffer of
+ *  name_size >= PVEC_MAX_NAME + 1 bytes, NUL-terminated), its dtype, rank (0 scalar, 1
+ *  vector, 2 tensor) and extents (PVEC_MAX_RANK entries; unused ones are 1). Any of name,
+ *  dtype, rank, extents may be NULL when not wanted. A schema from pvec_checkpoint_describe
+ *  tells what a checkpoint holds this way. Local. On error nothing is written.
+ *  Errors: INVALID_HANDLE; OUT_OF_RANGE (index); INVALID_ARGUMENT (name not NULL and
+ *  name_size too small for the name). Since 0.1. */
+PVEC_API pvec_status pvec_schema_get_property(pvec_schema_t schema, int index, char* name,
+                                              size_t name_size, pvec_dtype* dtype, int* rank,
+                                              int64_t* extents);
 
 /* ======================================================================================= */
 /* 4. Vectors                                                                              */

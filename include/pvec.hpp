@@ -235,6 +235,13 @@ class schema {
  public:
   /// An empty schema (pvec_schema_create). Throws pvec::error (OUT_OF_MEMORY).
   schema() { check(pvec_schema_create(&handle_)); }
+  /// Takes ownership of a handle made elsewhere (pvec_schema_create, or the schema
+  /// pvec_checkpoint_describe returns); it is destroyed with this object.
+  static schema adopt(pvec_schema_t handle) noexcept {
+    schema s(nullptr);
+    s.handle_ = handle;
+    return s;
+  }
   /// Destroys the handle; vectors made from the schema are unaffected.
   ~schema() { reset(); }
   /// Takes the handle of other, which becomes empty (get() == nullptr).
@@ -250,6 +257,10 @@ class schema {
   schema(const schema&) = delete;
   schema& operator=(const schema&) = delete;
 
+ private:
+  explicit schema(std::nullptr_t) noexcept {}
+
+ public:
   /// Adds a property of the given rank (0 scalar, 1 vector, 2 tensor) and extents
   /// (pvec_schema_add) and returns its index. Throws pvec::error: INVALID_ARGUMENT (empty,
   /// too long, duplicate or reserved name "pos", bad dtype, rank, extent), OVERFLOW,
@@ -297,6 +308,24 @@ class schema {
     int n = 0;
     check(pvec_schema_get_count(handle_, &n));
     return n;
+  }
+  /// One declared property: name, dtype, rank (0 scalar, 1 vector, 2 tensor), extents
+  /// (unused ones are 1).
+  struct property_info {
+    std::string name;
+    pvec_dtype dtype;
+    int rank;
+    std::int64_t extents[PVEC_MAX_RANK];
+  };
+  /// Property index (0 <= index < count()). Throws pvec::error (OUT_OF_RANGE,
+  /// INVALID_HANDLE).
+  property_info property(int index) const {
+    char name[PVEC_MAX_NAME + 1];
+    property_info p{};
+    check(
+        pvec_schema_get_property(handle_, index, name, sizeof name, &p.dtype, &p.rank, p.extents));
+    p.name = name;
+    return p;
   }
 
   /// The C handle (nullptr when moved from); it stays owned by this object.
@@ -731,6 +760,36 @@ class vector {
     return moved != 0;
   }
 
+  /// pvec_vtk_write: this step for ParaView (flags: PVEC_ON_DEVICE, PVEC_VTK_RANK_ARRAY).
+  /// Collective. Throws pvec::error with pvec_vtk_write's status (IO, MPI on the ranks that
+  /// did not fail, ...).
+  void write_vtk(const std::string& prefix, std::int64_t step = 0, double time = 0.0,
+                 unsigned flags = 0) const {
+    check(pvec_vtk_write(handle_, prefix.c_str(), step, time, flags));
+  }
+  /// pvec_checkpoint_write, with the caller's metadata: string and number attributes of
+  /// /metadata (keys unique over both lists; every rank passes the same). flags:
+  /// PVEC_ON_DEVICE. Collective. Throws pvec::error with its status.
+  void checkpoint(const std::string& path, std::int64_t step = 0, double time = 0.0,
+                  const std::vector<std::pair<std::string, std::string>>& strings = {},
+                  const std::vector<std::pair<std::string, double>>& numbers = {},
+                  unsigned flags = 0) const {
+    std::vector<const char*> keys, texts;
+    std::vector<double> values;
+    for (const auto& s : strings) {
+      keys.push_back(s.first.c_str());
+      texts.push_back(s.second.c_str());
+      values.push_back(0.0);
+    }
+    for (const auto& n : numbers) {
+      keys.push_back(n.first.c_str());
+      texts.push_back(nullptr);
+      values.push_back(n.second);
+    }
+    check(pvec_checkpoint_write(handle_, path.c_str(), step, time, static_cast<int>(keys.size()),
+                                keys.data(), texts.data(), values.data(), flags));
+  }
+
  private:
   template <class R, class F>
   R query(F f) const {
@@ -772,6 +831,40 @@ class vector {
 
   pvec_vector_t handle_ = nullptr;
 };
+
+// ======================================================================================
+// Checkpoints (pvec_checkpoint_describe, pvec_checkpoint_restart; vector::checkpoint writes)
+// ======================================================================================
+
+/// What a checkpoint holds: the description a restart needs (dim, pos_dtype, domain,
+/// boundary, ghost_width filled; the rest PVEC_VECTOR_DESC_INIT's), its properties, the step
+/// and time stored.
+struct checkpoint_info {
+  pvec_vector_desc desc = PVEC_VECTOR_DESC_INIT;
+  pvec::schema properties;
+  std::int64_t step = 0;
+  double time = 0.0;
+};
+
+/// pvec_checkpoint_describe. Local (any rank). Throws pvec::error (IO naming the file and
+/// what is wrong, NOT_SUPPORTED without parallel HDF5).
+inline checkpoint_info checkpoint_describe(const std::string& path) {
+  checkpoint_info info;
+  pvec_schema_t s = nullptr;
+  check(pvec_checkpoint_describe(path.c_str(), &info.desc, &s, &info.step, &info.time));
+  info.properties = schema::adopt(s);
+  return info;
+}
+
+/// pvec_checkpoint_restart: a new vector from the checkpoint, on this run's ranks (any
+/// number); desc and s must match the file (checkpoint_describe gives both). Collective.
+/// Throws pvec::error with its status (IO for a damaged file: the dataset named).
+inline vector checkpoint_restart(const std::string& path, const pvec_vector_desc& desc,
+                                 const schema& s, unsigned flags = 0) {
+  pvec_vector_t out = nullptr;
+  check(pvec_checkpoint_restart(path.c_str(), &desc, s.get(), flags, &out));
+  return vector::adopt(out);
+}
 
 }  // namespace pvec
 

@@ -36,13 +36,13 @@ module pvec_capi
       c_pvec_options_get_info, c_pvec_options_get_text, c_pvec_options_set, c_pvec_dtype_size, &
       c_pvec_dtype_name, c_pvec_schema_create, c_pvec_schema_destroy, c_pvec_schema_add, &
       c_pvec_schema_add_scalar, c_pvec_schema_add_vector, c_pvec_schema_add_tensor, &
-      c_pvec_schema_get_count, c_pvec_vector_desc_init, c_pvec_vector_create, &
-      c_pvec_vector_destroy, c_pvec_vector_get_size, c_pvec_vector_get_ghost_size, &
-      c_pvec_vector_get_capacity, c_pvec_vector_get_dim, c_pvec_vector_get_pos_dtype, &
-      c_pvec_vector_get_domain, c_pvec_vector_get_boundaries, c_pvec_vector_get_ghost_width, &
-      c_pvec_vector_get_prop_count, c_pvec_vector_get_prop_index, c_pvec_vector_get_backend, &
-      c_pvec_vector_get_device, c_pvec_vector_get_generation, c_pvec_vector_reserve, &
-      c_pvec_vector_resize, c_pvec_vector_append, c_pvec_vector_remove, &
+      c_pvec_schema_get_count, c_pvec_schema_get_property, c_pvec_vector_desc_init, &
+      c_pvec_vector_create, c_pvec_vector_destroy, c_pvec_vector_get_size, &
+      c_pvec_vector_get_ghost_size, c_pvec_vector_get_capacity, c_pvec_vector_get_dim, &
+      c_pvec_vector_get_pos_dtype, c_pvec_vector_get_domain, c_pvec_vector_get_boundaries, &
+      c_pvec_vector_get_ghost_width, c_pvec_vector_get_prop_count, c_pvec_vector_get_prop_index, &
+      c_pvec_vector_get_backend, c_pvec_vector_get_device, c_pvec_vector_get_generation, &
+      c_pvec_vector_reserve, c_pvec_vector_resize, c_pvec_vector_append, c_pvec_vector_remove, &
       c_pvec_vector_shrink_to_fit, c_pvec_vector_get_layout, c_pvec_vector_get_layouts, &
       c_pvec_host_ptr, c_pvec_device_ptr, c_pvec_vector_retain, c_pvec_retention_release, &
       c_pvec_vector_set_stream, c_pvec_vector_get_stream, c_pvec_host_to_device, &
@@ -425,6 +425,20 @@ module pvec_capi
       integer(c_int), intent(out) :: count
       integer(c_int) :: r
     end function c_pvec_schema_get_count
+    ! pvec_status pvec_schema_get_property(pvec_schema_t schema, int index, char* name, size_t
+    ! name_size, pvec_dtype* dtype, int* rank, int64_t* extents);
+    function c_pvec_schema_get_property(schema, index, name, name_size, dtype, rank, extents) result(r) &
+        bind(C, name='pvec_schema_get_property')
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: schema
+      integer(c_int), value :: index
+      type(c_ptr), value :: name  !< a buffer of name_size bytes, or NULL
+      integer(c_size_t), value :: name_size
+      type(c_ptr), value :: dtype  !< may be NULL
+      type(c_ptr), value :: rank  !< may be NULL
+      type(c_ptr), value :: extents  !< PVEC_MAX_RANK values, or NULL
+      integer(c_int) :: r
+    end function c_pvec_schema_get_property
     ! pvec_status pvec_vector_desc_init(pvec_vector_desc* desc);
     function c_pvec_vector_desc_init(desc) result(r) bind(C, name='pvec_vector_desc_init')
       import :: c_int, pvec_vector_desc

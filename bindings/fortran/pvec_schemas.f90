@@ -7,6 +7,7 @@ module pvec_schemas
   private
   public :: pvec_schema_create, pvec_schema_destroy, pvec_schema_add, pvec_schema_add_scalar
   public :: pvec_schema_add_vector, pvec_schema_add_tensor, pvec_schema_get_count
+  public :: pvec_schema_get_property
 
   !> extents, n and m: creation counts of either kind.
   interface pvec_schema_add
@@ -193,4 +194,38 @@ contains
     count = c
     call finish_c(st, stat, errmsg)
   end subroutine pvec_schema_get_count
+
+  !> Property index (0-based, as in C) of the schema: its name (trimmed into a deferred-length
+  !> string), dtype, rank (0 scalar, 1 vector, 2 tensor) and extents (unused ones are 1).
+  subroutine pvec_schema_get_property(schema, index, name, dtype, rank, extents, stat, errmsg)
+    type(pvec_schema), intent(in) :: schema
+    integer, intent(in) :: index
+    character(:), allocatable, intent(out) :: name
+    integer, intent(out) :: dtype, rank
+    integer(c_int64_t), intent(out) :: extents(2)
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    character(kind=c_char), target :: buf(64)
+    integer(c_int), target :: cd, cr
+    integer(c_int64_t), target :: ce(2)
+    integer(c_int) :: st
+    integer :: k
+    buf = c_null_char
+    cd = 0
+    cr = 0
+    ce = 1
+    st = c_pvec_schema_get_property(schema%h, int(index, c_int), c_loc(buf), &
+                                    int(size(buf), c_size_t), c_loc(cd), c_loc(cr), c_loc(ce))
+    k = 0
+    do while (k < size(buf))
+      if (buf(k + 1) == c_null_char) exit
+      k = k + 1
+    end do
+    allocate (character(k) :: name)
+    name = transfer(buf(1:k), name)
+    dtype = cd
+    rank = cr
+    extents = ce
+    call finish_c(st, stat, errmsg)
+  end subroutine pvec_schema_get_property
 end module pvec_schemas

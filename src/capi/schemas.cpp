@@ -2,6 +2,8 @@
 #include "capi/guard.hpp"
 #include "common/dtype.hpp"
 
+#include <cstring>
+
 using namespace pvec::impl;
 using namespace pvec::impl::capi;
 
@@ -59,5 +61,24 @@ extern "C" pvec_status pvec_schema_get_count(pvec_schema_t schema, int* count) {
   return guard("pvec_schema_get_count", [&] {
     const Schema& s = schemas().get(schema);
     out_arg(count, "count") = s.count();
+  });
+}
+
+extern "C" pvec_status pvec_schema_get_property(pvec_schema_t schema, int index, char* name,
+                                                size_t name_size, pvec_dtype* dtype, int* rank,
+                                                int64_t* extents) {
+  return guard("pvec_schema_get_property", [&] {
+    const Schema& s = schemas().get(schema);
+    if (index < 0 || index >= s.count())
+      fail(PVEC_ERROR_OUT_OF_RANGE, "property index ", index, " is outside [0, ", s.count(), ")");
+    const PropertySpec& p = s.props()[static_cast<size_t>(index)];
+    if (name && name_size < p.name.size() + 1)
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "name_size ", name_size, " cannot hold the name '", p.name,
+           "' and its NUL (", p.name.size() + 1, " bytes)");
+    if (name) std::memcpy(name, p.name.c_str(), p.name.size() + 1);
+    if (dtype) *dtype = p.dtype;
+    if (rank) *rank = p.rank;
+    if (extents)
+      for (int k = 0; k < PVEC_MAX_RANK; ++k) extents[k] = k < p.rank ? p.extents[k] : 1;
   });
 }

@@ -105,6 +105,10 @@ std::vector<std::pair<const char*, SchemaCall>> schema_functions() {
   static const int64_t ext[2] = {2, 2};
   return {
       {"pvec_schema_get_count", [](pvec_schema_t s) { return pvec_schema_get_count(s, &n); }},
+      {"pvec_schema_get_property",
+       [](pvec_schema_t s) {
+         return pvec_schema_get_property(s, 0, nullptr, 0, nullptr, nullptr, nullptr);
+       }},
       {"pvec_schema_add",
        [](pvec_schema_t s) { return pvec_schema_add(s, "zz", PVEC_FLOAT32, 2, ext, &n); }},
       {"pvec_schema_add_scalar",

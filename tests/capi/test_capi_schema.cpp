@@ -279,3 +279,53 @@ TEST_CASE("dtype sizes and names", "[schema]") {
   CHECK(std::string(pvec_dtype_name(static_cast<pvec_dtype>(-3))) == "unknown");
   CHECK(std::string(pvec_dtype_name(static_cast<pvec_dtype>(7))) == "unknown");
 }
+
+TEST_CASE("each declared property reads back: name, dtype, rank, extents", "[schema]") {
+  capi::Schema s;
+  const int64_t v3[1] = {3}, t23[2] = {2, 3};
+  PVEC_REQUIRE_OK(pvec_schema_add(s.get(), "rho", PVEC_FLOAT32, 0, nullptr, nullptr));
+  PVEC_REQUIRE_OK(pvec_schema_add(s.get(), "vel", PVEC_FLOAT64, 1, v3, nullptr));
+  PVEC_REQUIRE_OK(pvec_schema_add(s.get(), "stress", PVEC_UINT64, 2, t23, nullptr));
+  const std::string longest(PVEC_MAX_NAME, 'n');
+  PVEC_REQUIRE_OK(pvec_schema_add_scalar(s.get(), longest.c_str(), PVEC_INT32, nullptr));
+  struct Want {
+    std::string name;
+    pvec_dtype dtype;
+    int rank;
+    int64_t e0, e1;
+  };
+  const Want want[] = {{"rho", PVEC_FLOAT32, 0, 1, 1},
+                       {"vel", PVEC_FLOAT64, 1, 3, 1},
+                       {"stress", PVEC_UINT64, 2, 2, 3},
+                       {longest, PVEC_INT32, 0, 1, 1}};
+  for (int k = 0; k < 4; ++k) {
+    char name[PVEC_MAX_NAME + 1];
+    pvec_dtype dt = static_cast<pvec_dtype>(0);
+    int rank = -1;
+    int64_t ext[PVEC_MAX_RANK] = {0, 0};
+    PVEC_REQUIRE_OK(pvec_schema_get_property(s.get(), k, name, sizeof name, &dt, &rank, ext));
+    CHECK(std::string(name) == want[k].name);
+    CHECK(dt == want[k].dtype);
+    CHECK(rank == want[k].rank);
+    CHECK(ext[0] == want[k].e0);
+    CHECK(ext[1] == want[k].e1);
+    // Every output may be left out.
+    PVEC_REQUIRE_OK(pvec_schema_get_property(s.get(), k, nullptr, 0, nullptr, nullptr, nullptr));
+  }
+  // Out of range, and a name buffer too small: an error, and nothing written.
+  char small[4] = {'x', 'x', 'x', 'x'};
+  int rank = -7;
+  CHECK(pvec_schema_get_property(s.get(), 4, small, sizeof small, nullptr, &rank, nullptr) ==
+        PVEC_ERROR_OUT_OF_RANGE);
+  CHECK(pvec_schema_get_property(s.get(), -1, small, sizeof small, nullptr, &rank, nullptr) ==
+        PVEC_ERROR_OUT_OF_RANGE);
+  CHECK(pvec_schema_get_property(s.get(), 2, small, sizeof small, nullptr, &rank, nullptr) ==
+        PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(std::string(pvec_last_error()).find("stress") != std::string::npos);
+  CHECK(small[0] == 'x');
+  CHECK(rank == -7);
+  // Exactly the name and its NUL fits.
+  CHECK(pvec_schema_get_property(s.get(), 0, small, sizeof small, nullptr, &rank, nullptr) ==
+        PVEC_SUCCESS);
+  CHECK(std::string(small) == "rho");
+}

@@ -5,9 +5,13 @@
 #include <pvec.hpp>
 
 #include <cstdint>
+#include <cstdio>
+#include <filesystem>
 #include <string>
 #include <type_traits>
 #include <utility>
+
+#include <unistd.h>
 
 namespace {
 
@@ -216,6 +220,52 @@ TEST_CASE("schema moves keep the declared properties", "[cpp][move]") {
   CHECK(pvec_schema_get_count(raw_c, &count) == PVEC_ERROR_INVALID_HANDLE);
   require_error([&] { (void)a.count(); }, PVEC_ERROR_INVALID_HANDLE);
   require_error([&] { a.add_scalar<float>("x"); }, PVEC_ERROR_INVALID_HANDLE);
+}
+
+TEST_CASE("schema properties read back; adopt owns a C handle", "[cpp]") {
+  pvec_schema_t raw = nullptr;
+  REQUIRE(pvec_schema_create(&raw) == PVEC_SUCCESS);
+  REQUIRE(pvec_schema_add_tensor(raw, "stress", PVEC_FLOAT64, 2, 3, nullptr) == PVEC_SUCCESS);
+  pvec::schema s = pvec::schema::adopt(raw);  // destroyed with s
+  CHECK(s.get() == raw);
+  s.add_vector<float>("v", 3);
+  const pvec::schema::property_info t = s.property(0), v = s.property(1);
+  CHECK(t.name == "stress");
+  CHECK(t.dtype == PVEC_FLOAT64);
+  CHECK(t.rank == 2);
+  CHECK((t.extents[0] == 2 && t.extents[1] == 3));
+  CHECK(v.name == "v");
+  CHECK(v.dtype == PVEC_FLOAT32);
+  CHECK((v.rank == 1 && v.extents[0] == 3 && v.extents[1] == 1));
+  require_error([&] { (void)s.property(2); }, PVEC_ERROR_OUT_OF_RANGE);
+}
+
+TEST_CASE("checkpoint, describe and restart through pvec.hpp", "[cpp][io]") {
+  int hdf5 = 0;
+  REQUIRE(pvec_has_hdf5(&hdf5) == PVEC_SUCCESS);
+  pvec::vector v = make_vector(50);
+  const std::string path = "cpp_hpp_ckpt_" + std::to_string(getpid()) + ".h5";
+  if (!hdf5) {
+    require_error([&] { v.checkpoint(path); }, PVEC_ERROR_NOT_SUPPORTED);
+    return;
+  }
+  v.checkpoint(path, 12, 0.75, {{"case", "cpp"}}, {{"dt", 0.01}});
+  const pvec::checkpoint_info info = pvec::checkpoint_describe(path);
+  CHECK(info.step == 12);
+  CHECK(info.time == 0.75);
+  CHECK(info.desc.dim == 2);
+  REQUIRE(info.properties.count() == 3);
+  CHECK(info.properties.property(1).name == "vel");
+  CHECK(info.properties.property(2).rank == 2);
+  pvec::vector r = pvec::checkpoint_restart(path, info.desc, info.properties);
+  CHECK(r.size() == 50);
+  require_error([&] { (void)pvec::checkpoint_describe(path + ".none"); }, PVEC_ERROR_IO);
+  std::remove(path.c_str());
+  std::remove((path.substr(0, path.size() - 3) + ".xmf").c_str());
+  const std::string dir = "cpp_hpp_vtk_" + std::to_string(getpid());
+  v.write_vtk(dir + "/deeper/p", 3, 0.5, PVEC_VTK_RANK_ARRAY);  // folders made as needed
+  CHECK(std::filesystem::exists(dir + "/deeper/p.pvd"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("schema indices follow declaration order", "[cpp]") {

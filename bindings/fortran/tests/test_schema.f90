@@ -6,7 +6,9 @@ program test_schema
   use ftest
   implicit none
   type(pvec_schema) :: s, dead
-  integer :: idx, n, st
+  integer :: idx, n, st, dt, rk
+  character(:), allocatable :: pname
+  integer(c_int64_t) :: ext(2)
 
   call pvec_init()
   call pvec_schema_create(s)
@@ -27,6 +29,15 @@ program test_schema
   call pvec_schema_add(s, 'k   ', PVEC_INT32)   ! trailing blanks are not part of the name
   call pvec_schema_get_count(s, n)
   call check(n == 7, 'count after 7 declarations')
+  ! Read back (0-based indices, as in C): the tensor m, then the blank-padded k.
+  call pvec_schema_get_property(s, 5, pname, dt, rk, ext)
+  call check(pname == 'm' .and. len(pname) == 1, 'property 5 is m')
+  call check(dt == PVEC_FLOAT64 .and. rk == 2 .and. all(ext == [2_c_int64_t, 2_c_int64_t]), &
+             'm is float64 tensor[2][2]')
+  call pvec_schema_get_property(s, 6, pname, dt, rk, ext)
+  call check(pname == 'k' .and. len(pname) == 1 .and. rk == 0, 'property 6 is k, a scalar')
+  call pvec_schema_get_property(s, 7, pname, dt, rk, ext, stat=st)
+  call check_status(st, PVEC_ERROR_OUT_OF_RANGE, 'property index out of range')
 
   ! Each refusal leaves the schema as it was.
   call pvec_schema_add_scalar(s, 'rho', PVEC_FLOAT32, stat=st)

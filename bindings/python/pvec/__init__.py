@@ -21,7 +21,7 @@ from .capi import (MAX_DIM, MAX_NAME, MAX_RANK, POS, Backend, Boundary, DType, E
 from ._runtime import (MemoryStats, cuda_device_count, dtype_name, dtype_size, finalize, init,
                        initialized, memory_stats, numpy_dtype, status_string, to_dtype,
                        version, version_number)
-from ._io import checkpoint, checkpoint_info, has_hdf5
+from ._io import CheckpointInfo, checkpoint, checkpoint_info, has_hdf5
 from ._options import Option, options, options_text, set_option
 from ._records import Layout, OpStats
 from ._schema import PropertyInfo, Schema
@@ -38,7 +38,7 @@ __all__ = [
     "Schema", "StaleViewError", "Status", "Transport", "Vector", "capi", "cuda_device_count",
     "dtype_name", "dtype_size", "finalize", "init", "initialized", "memory_stats",
     "numpy_dtype", "status_string", "to_dtype", "version", "version_number",
-    "checkpoint", "checkpoint_info", "has_hdf5", "restart",
+    "CheckpointInfo", "checkpoint", "checkpoint_info", "has_hdf5", "restart",
     "CellList", "ListArray", "NeighborFlags", "VerletList",
     "Option", "OptionSource", "options", "options_text", "set_option",
 ]

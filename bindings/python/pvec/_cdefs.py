@@ -310,6 +310,8 @@ PROTOTYPES = {
     "pvec_schema_add_tensor": (_st, [_handle, ctypes.c_char_p, ctypes.c_int, ctypes.c_int64,
                                      ctypes.c_int64, _c_int_p]),
     "pvec_schema_get_count": (_st, [_handle, _c_int_p]),
+    "pvec_schema_get_property": (_st, [_handle, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t,
+                                       _c_int_p, _c_int_p, _c_i64_p]),
     # 4. vectors
     "pvec_vector_desc_init": (_st, [ctypes.POINTER(VectorDesc)]),
     "pvec_vector_create": (_st, [ctypes.POINTER(VectorDesc), _handle, _handle_p]),

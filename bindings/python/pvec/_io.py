@@ -4,12 +4,15 @@ number of ranks, and ParaView output. Works on any object with a ``handle`` (a V
 :func:`restart_handle`."""
 
 import ctypes
+import dataclasses
 import os
 
 from . import _args, _runtime
+from ._schema import PropertyInfo
+from .capi import MAX_NAME as PVEC_MAX_NAME
 from .capi import Error, Flags, Status, VTK_RANK_ARRAY, call, vector_desc
 
-__all__ = ["checkpoint", "checkpoint_info", "has_hdf5", "restart_handle", "write_vtk"]
+__all__ = ["CheckpointInfo", "checkpoint", "checkpoint_info", "has_hdf5", "restart_handle", "write_vtk"]
 
 
 def has_hdf5():
@@ -64,21 +67,52 @@ def _describe(path):
     return desc, schema, step.value, time.value
 
 
+@dataclasses.dataclass(frozen=True)
+class CheckpointInfo:
+    """What a checkpoint holds (:func:`checkpoint_info`): the step and time stored, the
+    geometry a restart will have, and the properties, as :class:`pvec.PropertyInfo` tuples
+    (index, name, NumPy dtype, shape) in declaration order."""
+
+    step: int
+    time: float
+    dim: int
+    pos_dtype: object
+    domain: tuple
+    periodic: tuple
+    ghost_width: float
+    properties: tuple
+
+
+def _properties(schema):
+    count = ctypes.c_int()
+    call("pvec_schema_get_count", schema, ctypes.byref(count))
+    out = []
+    name = ctypes.create_string_buffer(PVEC_MAX_NAME + 1)
+    dtype, rank = ctypes.c_int(), ctypes.c_int()
+    extents = (ctypes.c_int64 * 2)()
+    for k in range(count.value):
+        call("pvec_schema_get_property", schema, k, name, len(name), ctypes.byref(dtype),
+             ctypes.byref(rank), extents)
+        out.append(PropertyInfo(k, name.value.decode("utf-8"), _runtime.numpy_dtype(dtype.value),
+                                tuple(int(e) for e in extents[:rank.value])))
+    return tuple(out)
+
+
 def checkpoint_info(path):
-    """What a checkpoint holds, without creating a vector (local): a dict with step, time,
-    dim, pos_dtype, domain (lo, hi), periodic, ghost_width."""
+    """What a checkpoint holds, without creating a vector (local; any rank may call it):
+    a :class:`CheckpointInfo`. Raises pvec.Error (IO for a missing, damaged or incomplete
+    file, NOT_SUPPORTED without parallel HDF5)."""
     desc, schema, step, time = _describe(path)
-    call("pvec_schema_destroy", schema)
+    try:
+        props = _properties(schema)
+    finally:
+        call("pvec_schema_destroy", schema)
     dim = desc.dim
-    return {
-        "step": step,
-        "time": time,
-        "dim": dim,
-        "pos_dtype": _runtime.numpy_dtype(desc.pos_dtype),
-        "domain": (tuple(desc.domain_lo[:dim]), tuple(desc.domain_hi[:dim])),
-        "periodic": tuple(bool(b) for b in desc.boundary[:dim]),
-        "ghost_width": desc.ghost_width,
-    }
+    return CheckpointInfo(
+        step=step, time=time, dim=dim, pos_dtype=_runtime.numpy_dtype(desc.pos_dtype),
+        domain=(tuple(desc.domain_lo[:dim]), tuple(desc.domain_hi[:dim])),
+        periodic=tuple(bool(b) for b in desc.boundary[:dim]), ghost_width=desc.ghost_width,
+        properties=props)
 
 
 def restart_handle(path, backend="auto", pinned=True, comm=None, ghost=None):

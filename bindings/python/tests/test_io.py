@@ -120,8 +120,12 @@ def test_checkpoint_h5py_and_restart():
     path = os.path.join(d, "ckpt.h5")
     vec.checkpoint(path, step=7, time=1.25, metadata={"run": "py", "dt": 0.01})
     info = pvec.checkpoint_info(path)
-    assert info["step"] == 7 and info["time"] == 1.25 and info["dim"] == 2
-    assert info["periodic"] == (True, False)
+    assert isinstance(info, pvec.CheckpointInfo)
+    assert info.step == 7 and info.time == 1.25 and info.dim == 2
+    assert info.periodic == (True, False)
+    assert [(p.name, p.dtype, p.shape) for p in info.properties] == [
+        (s[0], np.dtype(s[1]), () if len(s) == 2 else
+         ((s[2],) if isinstance(s[2], int) else tuple(s[2]))) for s in SCHEMA]
     r = pvec.restart(path, backend="host")
     assert r.comm_size == vec.comm_size
     ids = np.array(r["id"][:])
