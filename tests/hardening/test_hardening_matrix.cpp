@@ -220,6 +220,10 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_schema_t)>>> s
   static const int64_t ext[2] = {2, 2};
   return {
       {"pvec_schema_get_count", [](pvec_schema_t s) { return pvec_schema_get_count(s, &n); }},
+      {"pvec_schema_get_property",
+       [](pvec_schema_t s) {
+         return pvec_schema_get_property(s, 0, nullptr, 0, nullptr, &n, nullptr);
+       }},
       {"pvec_schema_add",
        [](pvec_schema_t s) { return pvec_schema_add(s, "zz", PVEC_FLOAT32, 2, ext, &n); }},
       {"pvec_schema_add_scalar",
@@ -452,6 +456,15 @@ std::vector<Row> build_rows(Ctx& c) {
   add("pvec_schema_create", "out NULL", IA, [](Ctx&) { return pvec_schema_create(nullptr); });
   add("pvec_schema_get_count", "count NULL", IA,
       [](Ctx& x) { return pvec_schema_get_count(x.schema, nullptr); });
+  for (int bad : {-1, 1000, std::numeric_limits<int>::max(), std::numeric_limits<int>::min()})
+    add("pvec_schema_get_property", "index " + std::to_string(bad), OOR, [bad](Ctx& x) {
+      char name[PVEC_MAX_NAME + 1];
+      return pvec_schema_get_property(x.schema, bad, name, sizeof name, nullptr, nullptr, nullptr);
+    });
+  add("pvec_schema_get_property", "name buffer of 1 byte", IA, [](Ctx& x) {
+    char name[1];
+    return pvec_schema_get_property(x.schema, 0, name, sizeof name, nullptr, nullptr, nullptr);
+  });
   const std::string long_name(PVEC_MAX_NAME + 1, 'a');
   struct NameCase {
     const char* what;
