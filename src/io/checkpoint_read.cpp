@@ -362,7 +362,6 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
       BlockSums sums(info.rank_counts, rb);
       unsigned char* direct = direct_rows_host(ps, c);
       auto unstage = [&](int64_t b0, int64_t count, unsigned char* buf) {
-        sums.add(first + b0, count, buf);
         write_rows_host(ps, c, b0, count, buf);
       };
       // read_parallel: the rows land in the host mirror (directly, or unstaged from buf),
@@ -404,10 +403,12 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
         read_parts.insert(read_parts.end(), part.begin(), part.end());
         return;
       }
-      const bool ok = move_rows(dset, false, mem_type(s.dtype), dxpl, d, first, n, block, rb, false,
-                                direct, pipe, unstage);
+      const bool ok =
+          move_rows(dset, false, mem_type(s.dtype), dxpl, d, first, n, block, rb, false, direct,
+                    pipe, unstage, [&](int64_t b0, int64_t count, const unsigned char* buf) {
+                      sums.add(first + b0, count, buf);
+                    });
       if (!ok) fail_h5(path, "cannot read dataset ", name, " (truncated or corrupted file?)");
-      if (direct) sums.add(first, n, direct);
       const std::vector<uint64_t> part = sums.parts();
       read_parts.insert(read_parts.end(), part.begin(), part.end());
     });

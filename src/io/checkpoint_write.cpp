@@ -15,12 +15,10 @@
 #include <hdf5.h>
 #include <mpi.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <sys/resource.h>
@@ -297,9 +295,8 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
     // One staging thread at a time: read_rows copies a device block into scratch and
     // transposes it into the stage slot within one call, so one scratch serves both slots.
     ScratchBuffer& scratch = v.io_staging();
-    // This rank's block's checksum of each dataset: summed as each staged block is made (on
-    // the staging thread, while HDF5 writes the previous one), or, when the column's memory
-    // is written directly, on a thread beside the write.
+    // This rank's block's checksum of each dataset: summed by the file thread after each
+    // block's write, while the staging thread prepares the next block.
     std::vector<uint64_t> sums(ps.column_count(), 0);
     for (int c = 0; c < ps.column_count(); ++c) {
       const PropertySpec& s = ps.column(c).spec;
@@ -308,26 +305,18 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
         const size_t rb = row_bytes(s, 0);
         const uint64_t k0 = static_cast<uint64_t>(first) * rb / 4;
         auto* direct = const_cast<unsigned char*>(direct_rows(ps, c, device, 0));
-        std::atomic<uint64_t> sum{0};
-        std::thread direct_sum;
-        if (direct && n > 0)
-          direct_sum =
-              std::thread([&] { sum = word_sum(direct, static_cast<size_t>(n) * rb, k0); });
-        bool ok = false;
-        try {
-          ok = move_rows(dsets[c], true, mem_type(s.dtype), dxpl, dims[c], first, n, block, rb,
-                         device && ps.cuda(), direct, pipe,
-                         [&](int64_t b0, int64_t count, unsigned char* buf) {
-                           read_rows(ps, c, device, 0, b0, count, buf, scratch);
-                           sum.fetch_add(word_sum(buf, static_cast<size_t>(count) * rb,
-                                                  k0 + static_cast<uint64_t>(b0) * rb / 4));
-                         });
-        } catch (...) {
-          if (direct_sum.joinable()) direct_sum.join();
-          throw;
-        }
-        if (direct_sum.joinable()) direct_sum.join();
-        sums[c] = sum.load();
+        uint64_t sum = 0;
+        const bool ok = move_rows(
+            dsets[c], true, mem_type(s.dtype), dxpl, dims[c], first, n, block, rb,
+            device && ps.cuda(), direct, pipe,
+            [&](int64_t b0, int64_t count, unsigned char* buf) {
+              read_rows(ps, c, device, 0, b0, count, buf, scratch);
+            },
+            [&](int64_t b0, int64_t count, const unsigned char* buf) {
+              sum += word_sum(buf, static_cast<size_t>(count) * rb,
+                              k0 + static_cast<uint64_t>(b0) * rb / 4);
+            });
+        sums[c] = sum;
         if (!ok)
           fail_h5(tmp, "cannot write dataset ", c == 0 ? "/positions" : "/properties/" + s.name);
       });

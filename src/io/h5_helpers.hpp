@@ -134,18 +134,23 @@ H5 block_spaces(hid_t fspace, const std::vector<hsize_t>& d, int64_t first, int6
 // calling thread only. block(b0, count, buf) stages (before a write) or unstages (after a
 // read) rows [b0, b0 + count) of row_bytes each (device: it reads the device mirror); direct:
 // the column's own memory when it already is the file's rows (then one call moves all n).
-template <class Block>
+// after(b0, count, buf) runs on the calling thread after each successful file call, with the
+// rows in file layout (the checkpoint's checksums: there the file thread, which would
+// otherwise wait for the staging thread, does the summing).
+template <class Block, class After>
 bool move_rows(hid_t dset, bool write, hid_t mtype, hid_t dxpl, const std::vector<hsize_t>& d,
                int64_t first, int64_t n, int64_t block_rows, size_t row_bytes, bool device,
-               unsigned char* direct, BlockPipeline& pipe, Block&& block) {
+               unsigned char* direct, BlockPipeline& pipe, Block&& block, After&& after) {
   if (write && h5_fault(false)) return false;  // one step per column, on every rank
   if (n == 0) return true;
   H5 fspace(H5Dget_space(dset), H5Sclose);
   if (!fspace.ok()) return false;
   auto file_call = [&](int64_t b0, int64_t count, unsigned char* buf) {
     H5 mspace = block_spaces(fspace, d, first + b0, count);
-    return (write ? H5Dwrite(dset, mtype, mspace, fspace, dxpl, buf)
-                  : H5Dread(dset, mtype, mspace, fspace, dxpl, buf)) >= 0;
+    const bool ok = (write ? H5Dwrite(dset, mtype, mspace, fspace, dxpl, buf)
+                           : H5Dread(dset, mtype, mspace, fspace, dxpl, buf)) >= 0;
+    if (ok) after(b0, count, static_cast<const unsigned char*>(buf));
+    return ok;
   };
   if (direct) return file_call(0, n, direct);
   return write ? pipe.write(n, block_rows, row_bytes, device, block, file_call)
