@@ -422,7 +422,7 @@ def write_test(desc, f90):
         if name not in ifs:
             w("  call fail('%s: in pvec.h, missing from bindings/fortran')" % name)
         else:
-            w("  if (.not. c_associated(c_funloc(%s))) call fail('%s: no address')" % (
+            w("  if (.not. c_associated(c_funloc(%s))) &\n      call fail('%s: no address')" % (
                 ifs[name]["fname"], name))
     w("")
     w("  if (nfail > 0) then")

@@ -993,6 +993,26 @@ PVEC_API pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path, 
 PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc* desc,
                                               pvec_schema_t* schema, int64_t* step, double* time);
 
+/** Number of the caller's attributes stored with a checkpoint (pvec_checkpoint_write's keys,
+ *  the attributes of /metadata). Local (every rank may call it); the file is validated as by
+ *  pvec_checkpoint_describe.
+ *  Errors: INVALID_ARGUMENT (path or count NULL); IO (as pvec_checkpoint_describe, and an
+ *  attribute of /metadata that is neither a string nor a number); NOT_SUPPORTED. Since 0.1. */
+PVEC_API pvec_status pvec_checkpoint_get_metadata_count(const char* path, int* count);
+
+/** The caller's attribute index of a checkpoint (0 <= index < count; in the order of their
+ *  names, bytewise): its key copied into key (key_size bytes, NUL-terminated), *is_string 1
+ *  for a string, 0 for a number; a number in *number; a string copied into text (text_size
+ *  bytes, NUL-terminated), and its length without the NUL in *text_len (also when text is
+ *  NULL, to size the buffer; 0 for a number). Each output may be NULL when not wanted. Local.
+ *  On error nothing is written.
+ *  Errors: INVALID_ARGUMENT (path NULL; key or text not NULL and too small for what it must
+ *  hold, the message says how many bytes); OUT_OF_RANGE (index); IO; NOT_SUPPORTED.
+ *  Since 0.1. */
+PVEC_API pvec_status pvec_checkpoint_get_metadata(const char* path, int index, char* key,
+                                                  size_t key_size, int* is_string, double* number,
+                                                  char* text, size_t text_size, size_t* text_len);
+
 /** Create a vector from a checkpoint, on any number of ranks (not necessarily the number
  *  that wrote it): desc and schema are what pvec_vector_create takes (n_particles and
  *  placement are ignored), and must match the file: the same properties (names, dtypes,

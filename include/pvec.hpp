@@ -844,6 +844,9 @@ struct checkpoint_info {
   pvec::schema properties;
   std::int64_t step = 0;
   double time = 0.0;
+  /// The metadata written with it, in key order: the string and the number attributes.
+  std::vector<std::pair<std::string, std::string>> strings;
+  std::vector<std::pair<std::string, double>> numbers;
 };
 
 /// pvec_checkpoint_describe. Local (any rank). Throws pvec::error (IO naming the file and
@@ -853,6 +856,25 @@ inline checkpoint_info checkpoint_describe(const std::string& path) {
   pvec_schema_t s = nullptr;
   check(pvec_checkpoint_describe(path.c_str(), &info.desc, &s, &info.step, &info.time));
   info.properties = schema::adopt(s);
+  int n = 0;
+  check(pvec_checkpoint_get_metadata_count(path.c_str(), &n));
+  for (int k = 0; k < n; ++k) {
+    char key[4096];
+    int is_string = 0;
+    double number = 0;
+    std::size_t len = 0;
+    check(pvec_checkpoint_get_metadata(path.c_str(), k, key, sizeof key, &is_string, &number,
+                                       nullptr, 0, &len));
+    if (is_string) {
+      std::string text(len + 1, '\0');
+      check(pvec_checkpoint_get_metadata(path.c_str(), k, nullptr, 0, nullptr, nullptr, &text[0],
+                                         text.size(), nullptr));
+      text.resize(len);
+      info.strings.emplace_back(key, std::move(text));
+    } else {
+      info.numbers.emplace_back(key, number);
+    }
+  }
   return info;
 }
 

@@ -51,7 +51,8 @@ module pvec_capi
       c_pvec_vector_get_subdomain, c_pvec_vector_get_owner_rank, c_pvec_map, c_pvec_ghost_get, &
       c_pvec_ghost_put, c_pvec_vector_reduce, c_pvec_vector_allreduce, c_pvec_memory_get_stats, &
       c_pvec_vector_get_op_stats, c_pvec_has_hdf5, c_pvec_vtk_write, c_pvec_checkpoint_write, &
-      c_pvec_checkpoint_describe, c_pvec_checkpoint_restart, c_pvec_cell_list_create, &
+      c_pvec_checkpoint_describe, c_pvec_checkpoint_get_metadata_count, &
+      c_pvec_checkpoint_get_metadata, c_pvec_checkpoint_restart, c_pvec_cell_list_create, &
       c_pvec_cell_list_build, c_pvec_cell_list_get_info, c_pvec_cell_list_destroy, &
       c_pvec_vector_sort, c_pvec_verlet_create, c_pvec_verlet_build, c_pvec_verlet_get_info, &
       c_pvec_verlet_check, c_pvec_verlet_destroy
@@ -854,6 +855,31 @@ module pvec_capi
       real(c_double), intent(out) :: time
       integer(c_int) :: r
     end function c_pvec_checkpoint_describe
+    ! pvec_status pvec_checkpoint_get_metadata_count(const char* path, int* count);
+    function c_pvec_checkpoint_get_metadata_count(path, count) result(r) &
+        bind(C, name='pvec_checkpoint_get_metadata_count')
+      import :: c_char, c_int
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int), intent(out) :: count
+      integer(c_int) :: r
+    end function c_pvec_checkpoint_get_metadata_count
+    ! pvec_status pvec_checkpoint_get_metadata(const char* path, int index, char* key, size_t
+    ! key_size, int* is_string, double* number, char* text, size_t text_size, size_t* text_len);
+    function c_pvec_checkpoint_get_metadata(path, index, key, key_size, is_string, number, text, &
+        text_size, text_len) result(r) &
+        bind(C, name='pvec_checkpoint_get_metadata')
+      import :: c_char, c_int, c_ptr, c_size_t
+      character(kind=c_char), intent(in) :: path(*)
+      integer(c_int), value :: index
+      type(c_ptr), value :: key  !< a buffer of key_size bytes, or NULL
+      integer(c_size_t), value :: key_size
+      type(c_ptr), value :: is_string  !< may be NULL
+      type(c_ptr), value :: number  !< may be NULL
+      type(c_ptr), value :: text  !< a buffer of text_size bytes, or NULL
+      integer(c_size_t), value :: text_size
+      type(c_ptr), value :: text_len  !< may be NULL
+      integer(c_int) :: r
+    end function c_pvec_checkpoint_get_metadata
     ! pvec_status pvec_checkpoint_restart(const char* path, const pvec_vector_desc* desc,
     ! pvec_schema_t schema, unsigned flags, pvec_vector_t* out);
     function c_pvec_checkpoint_restart(path, desc, schema, flags, out) result(r) &

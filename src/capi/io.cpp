@@ -7,6 +7,7 @@
 #endif
 
 #include <cmath>
+#include <cstring>
 #include <set>
 
 using namespace pvec::impl;
@@ -134,6 +135,51 @@ extern "C" pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_de
     if (time) *time = info.time;
 #else
     (void)desc, (void)schema, (void)step, (void)time;
+#endif
+  });
+}
+
+extern "C" pvec_status pvec_checkpoint_get_metadata_count(const char* path, int* count) {
+  return guard("pvec_checkpoint_get_metadata_count", [&] {
+    const std::string p = path_arg(path, "path");
+    int& out = out_arg(count, "count");
+    no_hdf5();
+#ifdef PVEC_HAVE_HDF5
+    out = static_cast<int>(io::checkpoint_describe(p).attrs.size());
+#else
+    (void)out;
+#endif
+  });
+}
+
+extern "C" pvec_status pvec_checkpoint_get_metadata(const char* path, int index, char* key,
+                                                    size_t key_size, int* is_string, double* number,
+                                                    char* text, size_t text_size,
+                                                    size_t* text_len) {
+  return guard("pvec_checkpoint_get_metadata", [&] {
+    const std::string p = path_arg(path, "path");
+    no_hdf5();
+#ifdef PVEC_HAVE_HDF5
+    const io::CheckpointInfo info = io::checkpoint_describe(p);
+    const int n = static_cast<int>(info.attrs.size());
+    if (index < 0 || index >= n)
+      fail(PVEC_ERROR_OUT_OF_RANGE, "metadata index ", index, " is outside [0, ", n, ")");
+    const io::UserAttr& a = info.attrs[static_cast<size_t>(index)];
+    if (key && key_size < a.key.size() + 1)
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "key_size ", key_size, " cannot hold the key '", a.key,
+           "' and its NUL (", a.key.size() + 1, " bytes)");
+    const std::string& t = a.is_string ? a.text : std::string();
+    if (text && a.is_string && text_size < t.size() + 1)
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "text_size ", text_size, " cannot hold the text of '",
+           a.key, "' and its NUL (", t.size() + 1, " bytes)");
+    if (key) std::memcpy(key, a.key.c_str(), a.key.size() + 1);
+    if (is_string) *is_string = a.is_string ? 1 : 0;
+    if (number) *number = a.is_string ? 0.0 : a.number;
+    if (text && text_size > 0) std::memcpy(text, t.c_str(), t.size() + 1);
+    if (text_len) *text_len = t.size();
+#else
+    (void)index, (void)key, (void)key_size, (void)is_string, (void)number, (void)text,
+        (void)text_size, (void)text_len;
 #endif
   });
 }

@@ -37,6 +37,7 @@ struct CheckpointInfo {
   int64_t n_global = 0;
   int n_ranks = 0;
   std::vector<int64_t> rank_counts;  // particles each writing rank wrote (n_ranks entries)
+  std::vector<UserAttr> attrs;       // the caller's /metadata, in name order
 };
 
 // Collective. flags: PVEC_ON_DEVICE (validated by the caller).

@@ -75,6 +75,44 @@ void check_sums(hid_t dset, int64_t n_ranks, const std::string& name, const std:
          n_ranks, " 64-bit integers (one per writing rank)");
 }
 
+// The caller's attributes of /metadata, in name order: scalar strings and float64 numbers, as
+// pvec_checkpoint_write stores them; anything else is damage.
+std::vector<UserAttr> read_metadata(hid_t file, const std::string& path) {
+  if (H5Lexists(file, "metadata", H5P_DEFAULT) <= 0)
+    fail(PVEC_ERROR_IO, "'", path, "': group /metadata is missing");
+  H5 g(H5Gopen2(file, "metadata", H5P_DEFAULT), H5Gclose);
+  std::vector<std::string> names;
+  if (!g.ok() || H5Aiterate2(
+                     g, H5_INDEX_NAME, H5_ITER_INC, nullptr,
+                     [](hid_t, const char* name, const H5A_info_t*, void* data) -> herr_t {
+                       static_cast<std::vector<std::string>*>(data)->emplace_back(name);
+                       return 0;
+                     },
+                     &names) < 0)
+    fail_h5(path, "cannot list the attributes of /metadata");
+  std::vector<UserAttr> out;
+  for (const std::string& key : names) {
+    H5 a(H5Aopen(g, key.c_str(), H5P_DEFAULT), H5Aclose);
+    if (!a.ok()) fail_h5(path, "cannot open attribute /metadata/", key);
+    UserAttr u;
+    u.key = key;
+    H5 t(H5Aget_type(a), H5Tclose);
+    H5 sp(H5Aget_space(a), H5Sclose);
+    const bool scalar = sp.ok() && H5Sget_simple_extent_npoints(sp) == 1;
+    if (scalar && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
+      u.is_string = true;
+      u.text = get_strings(g, u.key.c_str(), 1, path)[0];
+    } else if (scalar && H5Tget_class(t) == H5T_FLOAT) {
+      get_attr(g, u.key.c_str(), H5T_NATIVE_DOUBLE, &u.number, 1, path);
+    } else {
+      fail(PVEC_ERROR_IO, "'", path, "': attribute /metadata/", u.key,
+           " is neither a string nor a number");
+    }
+    out.push_back(std::move(u));
+  }
+  return out;
+}
+
 CheckpointInfo read_info(hid_t file, const std::string& path) {
   CheckpointInfo info;
   const auto format = H5Aexists(file, "format") > 0 ? get_strings(file, "format", 1, path)
@@ -214,6 +252,7 @@ CheckpointInfo read_info(hid_t file, const std::string& path) {
     fail(PVEC_ERROR_IO, "'", path, "': /rank_counts adds up to ", sum, ", n_global is ",
          info.n_global);
   info.rank_counts = std::move(counts);
+  info.attrs = read_metadata(file, path);
   return info;
 }
 

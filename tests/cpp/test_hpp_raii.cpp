@@ -257,6 +257,10 @@ TEST_CASE("checkpoint, describe and restart through pvec.hpp", "[cpp][io]") {
   REQUIRE(info.properties.count() == 3);
   CHECK(info.properties.property(1).name == "vel");
   CHECK(info.properties.property(2).rank == 2);
+  REQUIRE(info.strings.size() == 1);
+  CHECK((info.strings[0].first == "case" && info.strings[0].second == "cpp"));
+  REQUIRE(info.numbers.size() == 1);
+  CHECK((info.numbers[0].first == "dt" && info.numbers[0].second == 0.01));
   pvec::vector r = pvec::checkpoint_restart(path, info.desc, info.properties);
   CHECK(r.size() == 50);
   require_error([&] { (void)pvec::checkpoint_describe(path + ".none"); }, PVEC_ERROR_IO);

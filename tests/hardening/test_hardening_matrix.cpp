@@ -962,6 +962,29 @@ std::vector<Row> build_rows(Ctx& c) {
           return pvec_checkpoint_describe("hardening_no_such.h5", nullptr, &s, nullptr, nullptr);
         });
   }
+  add("pvec_checkpoint_get_metadata_count", "path NULL", IA, [](Ctx&) {
+    int n = 0;
+    return pvec_checkpoint_get_metadata_count(nullptr, &n);
+  });
+  add("pvec_checkpoint_get_metadata_count", "count NULL", IA,
+      [](Ctx&) { return pvec_checkpoint_get_metadata_count("hardening_no_such.h5", nullptr); });
+  add("pvec_checkpoint_get_metadata", "path NULL", IA, [](Ctx&) {
+    return pvec_checkpoint_get_metadata(nullptr, 0, nullptr, 0, nullptr, nullptr, nullptr, 0,
+                                        nullptr);
+  });
+  {
+    int hdf5 = 0;
+    pvec_has_hdf5(&hdf5);
+    const pvec_status none = hdf5 ? PVEC_ERROR_IO : PVEC_ERROR_NOT_SUPPORTED;
+    add("pvec_checkpoint_get_metadata_count", "no such file", none, [](Ctx&) {
+      int n = 0;
+      return pvec_checkpoint_get_metadata_count("hardening_no_such.h5", &n);
+    });
+    add("pvec_checkpoint_get_metadata", "no such file", none, [](Ctx&) {
+      return pvec_checkpoint_get_metadata("hardening_no_such.h5", 0, nullptr, 0, nullptr, nullptr,
+                                          nullptr, 0, nullptr);
+    });
+  }
   add("pvec_checkpoint_restart", "path NULL", IA, [](Ctx& x) {
     const pvec_vector_desc d = capi::make_desc(4);
     pvec_vector_t out = nullptr;

@@ -18,6 +18,64 @@ TEST_CASE("checkpoint calls without parallel HDF5 say so", "[io]") {
   CHECK(pvec_checkpoint_write(v, "x.h5", 0, 0.0, 0, nullptr, nullptr, nullptr, 0) ==
         PVEC_ERROR_NOT_SUPPORTED);
   CHECK(std::string(pvec_last_error()).find("HDF5") != std::string::npos);
+  int n = -1;
+  CHECK(pvec_checkpoint_get_metadata_count("x.h5", &n) == PVEC_ERROR_NOT_SUPPORTED);
+  CHECK(n == -1);
+  pvec_vector_destroy(v);
+}
+
+TEST_CASE("the caller's metadata reads back, strings and numbers, in key order", "[io]") {
+  if (!have_hdf5()) return;
+  Props p;
+  pvec_vector_t v = make_vector(make_desc(2, PVEC_FLOAT64, false), 5, 5 * rank(), &p);
+  const std::string path = path_for("meta");
+  const char* keys[] = {"dt", "case", "zeta", "alpha"};
+  const char* strings[] = {nullptr, "dam break", nullptr, ""};
+  const double numbers[] = {0.125, 0, -3e300, 0};
+  DIST_OK(pvec_checkpoint_write(v, path.c_str(), 4, 2.0, 4, keys, strings, numbers, 0));
+  int n = -1;
+  DIST_OK(pvec_checkpoint_get_metadata_count(path.c_str(), &n));
+  CHECK(n == 4);
+  struct Want {
+    const char* key;
+    int is_string;
+    double number;
+    const char* text;
+  };
+  const Want want[] = {{"alpha", 1, 0, ""},
+                       {"case", 1, 0, "dam break"},
+                       {"dt", 0, 0.125, ""},
+                       {"zeta", 0, -3e300, ""}};
+  for (int k = 0; k < 4; ++k) {
+    char key[16], text[16];
+    int is_string = -1;
+    double number = -1;
+    size_t len = 99;
+    DIST_OK(pvec_checkpoint_get_metadata(path.c_str(), k, key, sizeof key, &is_string, &number,
+                                         text, sizeof text, &len));
+    CHECK(std::string(key) == want[k].key);
+    CHECK(is_string == want[k].is_string);
+    CHECK(number == want[k].number);
+    CHECK(std::string(text) == want[k].text);
+    CHECK(len == std::string(want[k].text).size());
+  }
+  // The text's length alone, to size a buffer; then buffers too small, and a bad index:
+  // errors that write nothing.
+  size_t len = 0;
+  DIST_OK(pvec_checkpoint_get_metadata(path.c_str(), 1, nullptr, 0, nullptr, nullptr, nullptr, 0,
+                                       &len));
+  CHECK(len == 9);
+  char small[4] = {'x', 'x', 'x', 'x'};
+  len = 77;
+  CHECK(pvec_checkpoint_get_metadata(path.c_str(), 1, nullptr, 0, nullptr, nullptr, small,
+                                     sizeof small, &len) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_checkpoint_get_metadata(path.c_str(), 0, small, sizeof small - 2, nullptr, nullptr,
+                                     nullptr, 0, &len) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_checkpoint_get_metadata(path.c_str(), 4, small, sizeof small, nullptr, nullptr,
+                                     nullptr, 0, &len) == PVEC_ERROR_OUT_OF_RANGE);
+  CHECK((small[0] == 'x' && len == 77));
+  barrier();  // every rank has read the file (local calls) before rank 0 removes it
+  remove_files(path);
   pvec_vector_destroy(v);
 }
 

@@ -373,6 +373,10 @@ PROTOTYPES = {
                                     ctypes.POINTER(ctypes.c_char_p), _c_dbl_p, ctypes.c_uint]),
     "pvec_checkpoint_describe": (_st, [ctypes.c_char_p, ctypes.POINTER(VectorDesc), _handle_p,
                                        _c_i64_p, _c_dbl_p]),
+    "pvec_checkpoint_get_metadata_count": (_st, [ctypes.c_char_p, _c_int_p]),
+    "pvec_checkpoint_get_metadata": (_st, [ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                                           ctypes.c_size_t, _c_int_p, _c_dbl_p, ctypes.c_char_p,
+                                           ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     "pvec_checkpoint_restart": (_st, [ctypes.c_char_p, ctypes.POINTER(VectorDesc), _handle, ctypes.c_uint,
                            _handle_p]),
     # 10. neighbour search (pvec_cell_list_t, pvec_verlet_t: opaque handles)

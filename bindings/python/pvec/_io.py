@@ -70,8 +70,9 @@ def _describe(path):
 @dataclasses.dataclass(frozen=True)
 class CheckpointInfo:
     """What a checkpoint holds (:func:`checkpoint_info`): the step and time stored, the
-    geometry a restart will have, and the properties, as :class:`pvec.PropertyInfo` tuples
-    (index, name, NumPy dtype, shape) in declaration order."""
+    geometry a restart will have, the properties, as :class:`pvec.PropertyInfo` tuples
+    (index, name, NumPy dtype, shape) in declaration order, and the metadata written with it
+    (a dict of str to str or float, in key order)."""
 
     step: int
     time: float
@@ -81,6 +82,7 @@ class CheckpointInfo:
     periodic: tuple
     ghost_width: float
     properties: tuple
+    metadata: dict
 
 
 def _properties(schema):
@@ -98,6 +100,27 @@ def _properties(schema):
     return tuple(out)
 
 
+def _metadata(path):
+    raw = os.fsencode(path)
+    count = ctypes.c_int()
+    call("pvec_checkpoint_get_metadata_count", raw, ctypes.byref(count))
+    out = {}
+    key = ctypes.create_string_buffer(4096)
+    is_string, number, length = ctypes.c_int(), ctypes.c_double(), ctypes.c_size_t()
+    for k in range(count.value):
+        call("pvec_checkpoint_get_metadata", raw, k, key, len(key), ctypes.byref(is_string),
+             ctypes.byref(number), None, 0, ctypes.byref(length))
+        name = key.value.decode("utf-8")
+        if is_string.value:
+            text = ctypes.create_string_buffer(length.value + 1)
+            call("pvec_checkpoint_get_metadata", raw, k, None, 0, None, None, text, len(text),
+                 None)
+            out[name] = text.value.decode("utf-8")
+        else:
+            out[name] = number.value
+    return out
+
+
 def checkpoint_info(path):
     """What a checkpoint holds, without creating a vector (local; any rank may call it):
     a :class:`CheckpointInfo`. Raises pvec.Error (IO for a missing, damaged or incomplete
@@ -112,7 +135,7 @@ def checkpoint_info(path):
         step=step, time=time, dim=dim, pos_dtype=_runtime.numpy_dtype(desc.pos_dtype),
         domain=(tuple(desc.domain_lo[:dim]), tuple(desc.domain_hi[:dim])),
         periodic=tuple(bool(b) for b in desc.boundary[:dim]), ghost_width=desc.ghost_width,
-        properties=props)
+        properties=props, metadata=_metadata(path))
 
 
 def restart_handle(path, backend="auto", pinned=True, comm=None, ghost=None):

@@ -123,6 +123,7 @@ def test_checkpoint_h5py_and_restart():
     assert isinstance(info, pvec.CheckpointInfo)
     assert info.step == 7 and info.time == 1.25 and info.dim == 2
     assert info.periodic == (True, False)
+    assert info.metadata == {"dt": 0.01, "run": "py"}
     assert [(p.name, p.dtype, p.shape) for p in info.properties] == [
         (s[0], np.dtype(s[1]), () if len(s) == 2 else
          ((s[2],) if isinstance(s[2], int) else tuple(s[2]))) for s in SCHEMA]
