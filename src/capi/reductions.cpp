@@ -12,7 +12,7 @@ extern "C" pvec_status pvec_vector_reduce(pvec_vector_t vec, int prop, pvec_redu
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE);
     if (result == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, "result is NULL");
-    const AllreduceOp o = allreduce_op_of(op);
+    const AllreduceOp o = allreduce_op_of(enum_value(op));
     v.reduce(prop, o, (flags & PVEC_ON_DEVICE) != 0, result);
   });
 }
@@ -23,7 +23,9 @@ extern "C" pvec_status pvec_vector_allreduce(pvec_vector_t vec, void* values, in
     auto& v = vec_of(vec);
     if (count < 0) fail(PVEC_ERROR_INVALID_ARGUMENT, "count ", count, " is negative");
     if (values == nullptr && count > 0) fail(PVEC_ERROR_INVALID_ARGUMENT, "values is NULL");
-    if (!dtype_valid(dtype)) fail(PVEC_ERROR_INVALID_ARGUMENT, "unknown dtype ", dtype);
-    allreduce_values(v.comm(), values, count, dtype, allreduce_op_of(op));
+    const int d = enum_value(dtype);
+    if (!dtype_valid(d)) fail(PVEC_ERROR_INVALID_ARGUMENT, "unknown dtype ", d);
+    allreduce_values(v.comm(), values, count, static_cast<pvec_dtype>(d),
+                     allreduce_op_of(enum_value(op)));
   });
 }
