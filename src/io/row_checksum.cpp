@@ -1,24 +1,9 @@
 // The checksums of a checkpoint's rank blocks (row_checksum.hpp).
 #include "io/row_checksum.hpp"
 
-#include "backend/host_parallel.hpp"
-
 #include <algorithm>
 
 namespace pvec::impl::io {
-
-uint64_t word_sum_parallel(const unsigned char* p, size_t nbytes, uint64_t k0) {
-  const int64_t words = static_cast<int64_t>(nbytes / 4);
-  std::atomic<uint64_t> s{0};
-  host_for_ranges(
-      words,
-      [&](int64_t b, int64_t e) {
-        s.fetch_add(word_sum(p + 4 * b, static_cast<size_t>(e - b) * 4, k0 + b),
-                    std::memory_order_relaxed);
-      },
-      1 << 16);
-  return s.load();
-}
 
 BlockSums::BlockSums(const std::vector<int64_t>& block_rows, size_t row_bytes)
     : starts_(block_rows.size() + 1, 0),

@@ -22,9 +22,6 @@ namespace pvec::impl::io {
 // (io/word_sum.cpp: its own file, compiled for AVX2 too, and built into bench/bench_io).
 uint64_t word_sum(const unsigned char* p, size_t nbytes, uint64_t k0);
 
-// word_sum over the host threads (for a whole column in memory).
-uint64_t word_sum_parallel(const unsigned char* p, size_t nbytes, uint64_t k0);
-
 // The sums of a dataset's rows per writer block, from rows added in any pieces, by any
 // thread at once. block_rows: the rows of each block, in file order.
 class BlockSums {
