@@ -70,14 +70,17 @@ void gather_prefetched(const W* from, const I* src, W* to, int64_t a, int64_t b)
 
 // A position component's value v with the periodic shift of dimension d of an entry's shift
 // code added (as copy_row_of: sc * step in double, rounded to P); other values unchanged.
+// Only called where W and P have one size; other pairs are instantiated but never reached.
 template <class W, class P>
 W shifted(W v, int32_t code, int d, double step) {
-  const int sc = static_cast<int8_t>((static_cast<uint32_t>(code) >> (8 * d)) & 0xffu);
-  if (sc != 0) {
-    P x;
-    std::memcpy(&x, &v, sizeof x);
-    x = x + static_cast<P>(sc * step);
-    std::memcpy(&v, &x, sizeof x);
+  if constexpr (sizeof(W) == sizeof(P)) {
+    const int sc = static_cast<int8_t>((static_cast<uint32_t>(code) >> (8 * d)) & 0xffu);
+    if (sc != 0) {
+      P x;
+      std::memcpy(&x, &v, sizeof x);
+      x = x + static_cast<P>(sc * step);
+      std::memcpy(&v, &x, sizeof x);
+    }
   }
   return v;
 }
