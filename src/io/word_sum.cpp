@@ -30,7 +30,7 @@ uint64_t sum_default(const unsigned char* p, size_t nbytes, uint64_t k0) {
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target("avx2"))) uint64_t sum_avx2(const unsigned char* p, size_t nbytes,
-                                                   uint64_t k0) {
+                                                  uint64_t k0) {
   return sum_body(p, nbytes, k0);
 }
 #endif
