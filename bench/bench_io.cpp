@@ -285,8 +285,8 @@ int main(int argc, char** argv) {
     for (int r = 0; r < reps; ++r) {
       if (has_hdf5) {
         t_ckw.push_back(timed([&] {
-          BENCH_PVEC(pvec_checkpoint_write(v, ck.c_str(), r, 0.1 * r, 0, nullptr, nullptr, nullptr,
-                                           where));
+          BENCH_PVEC(pvec_checkpoint_write(v, ck.c_str(), r, 0.1 * r, nullptr, 0, 0, nullptr,
+                                           nullptr, nullptr, nullptr, where));
         }));
         // The restart with pread on every host thread (the default) and through HDF5's reads
         // from the calling thread (PVEC_IO_PREAD=0, the path of files pvec did not write),
@@ -333,8 +333,8 @@ int main(int argc, char** argv) {
       if (rank_ == 0) fs::create_directories(vtk_dir);
       MPI_Barrier(MPI_COMM_WORLD);
       const std::string prefix = (vtk_dir / "particles").string();
-      t_vtk.push_back(
-          timed([&] { BENCH_PVEC(pvec_vtk_write(v, prefix.c_str(), r, 0.1 * r, where)); }));
+      t_vtk.push_back(timed(
+          [&] { BENCH_PVEC(pvec_vtk_write(v, prefix.c_str(), r, 0.1 * r, nullptr, 0, where)); }));
       remove_path(vtk_dir);
     }
     BENCH_PVEC(pvec_vector_destroy(v));

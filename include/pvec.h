@@ -917,7 +917,7 @@ PVEC_API pvec_status pvec_has_hdf5(int* flag);
 /** Write the local particles of every rank as one step of a ParaView time series:
  *    <prefix>_<step>/<name>_<rank>.vtp  one VTK XML PolyData piece per rank: the positions
  *                                       (padded with zeros to 3D), one point array per
- *                                       property under its name (vector[n]: n components,
+ *                                       listed property under its name (vector[n]: n components,
  *                                       tensor[n][m]: n*m, entry (a,b) at a*m + b), one
  *                                       vertex cell per particle; binary appended data, raw
  *                                       encoding, header_type UInt64
@@ -931,30 +931,50 @@ PVEC_API pvec_status pvec_has_hdf5(int* flag);
  *  least 6 digits and <rank> with at least 4 (out/run_000042/run_0003.vtp). Missing folders
  *  of prefix are created first, as mkdir -p does (every rank; ranks racing is fine). dtypes
  *  map to Float32, Float64, Int32, Int64,
- *  UInt32, UInt64. flags: PVEC_ON_DEVICE (write the device mirror, through a staging copy; the
+ *  UInt32, UInt64. props lists the properties written, in declaration order whatever the order
+ *  of the list (NULL: every property; PVEC_NO_PROPS with nprops = 0: positions only; PVEC_POS
+ *  may be listed, the positions are always written): scratch arrays need not be drawn. flags:
+ *  PVEC_ON_DEVICE (write the device mirror, through a staging copy; the
  *  host mirror is not touched), PVEC_VTK_RANK_ARRAY. Each file is written under a temporary
  *  name and renamed when complete; the .pvtp and .pvd only after every piece was. Collective;
  *  invalidates nothing, changes no particle.
  *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (prefix NULL or empty, step < 0, time not finite,
- *  unknown flags, a property called "rank" with PVEC_VTK_RANK_ARRAY); OUT_OF_MEMORY; CUDA;
+ *  unknown flags, nprops < 0, a property listed twice, a listed property called "rank" with
+ *  PVEC_VTK_RANK_ARRAY); OUT_OF_RANGE (a listed index); OUT_OF_MEMORY; CUDA;
  *  IO (a file or folder could not be written, or a component of prefix is a file: the message
  *  names it). An error on any rank is an error on every rank: the rank that failed returns
  *  its own status (IO, say), the others PVEC_ERROR_MPI naming the failing rank. Since 0.1. */
 PVEC_API pvec_status pvec_vtk_write(pvec_vector_t vec, const char* prefix, int64_t step,
-                                    double time, unsigned flags);
+                                    double time, const int* props, int nprops, unsigned flags);
+
+/** Largest number of values of one array attribute of a checkpoint's metadata. */
+#define PVEC_METADATA_MAX_VALUES 4096
+
+/** What one attribute of a checkpoint's metadata holds (pvec_checkpoint_get_metadata). */
+typedef enum pvec_metadata_kind {
+  PVEC_METADATA_NUMBER = 0, /**< one float64 (an HDF5 scalar attribute) */
+  PVEC_METADATA_STRING = 1, /**< a string (an HDF5 scalar variable-length string) */
+  PVEC_METADATA_ARRAY = 2   /**< 1 to PVEC_METADATA_MAX_VALUES float64 (a 1-D attribute) */
+} pvec_metadata_kind;
 
 /** Write a checkpoint: one HDF5 file at path holding every rank's local particles, as
  *    /positions              float32|float64 [N][dim]
- *    /properties/<name>      the property's dtype, [N] (scalar), [N][n] (vector[n]) or
- *                            [N][n][m] (tensor[n][m])
+ *    /properties/<name>      each listed property: its dtype, [N] (scalar), [N][n] (vector[n])
+ *                            or [N][n][m] (tensor[n][m])
  *    /rank_counts            int64 [ranks]: the particles each rank wrote, in rank order
- *  (N the global count; rank r's particles at rows [sum of the counts of ranks < r, ...)), and
- *  as attributes of the root group: format "pvec-checkpoint", format_version 1, pvec_version,
- *  dim, pos_dtype, domain_lo, domain_hi, boundary, ghost_width, rank_grid (the decomposition),
- *  n_ranks, n_global, step, time, property_names (declaration order) and complete = 1; the
- *  attributes of /metadata are the caller's: n_attrs keys, attribute k a string when strings !=
- *  NULL and strings[k] != NULL, else the number numbers[k] (float64). Every rank passes the same
- *  step, time and attributes. The file is written as <path>.tmp and renamed to path when complete,
+ *  (N the global count; rank r's particles at rows [sum of the counts of ranks < r, ...)), and as
+ *  attributes of the root group: format "pvec-checkpoint", format_version 1, pvec_version, dim,
+ *  pos_dtype, domain_lo, domain_hi, boundary, ghost_width, rank_grid (the decomposition), n_ranks,
+ *  n_global, step, time, property_names (the listed properties in declaration order) and
+ *  complete = 1. props lists the properties saved, as for pvec_vtk_write (NULL: every property;
+ *  PVEC_NO_PROPS with nprops = 0: positions only): scratch arrays need not be saved, and a restart
+ *  can recreate them (PVEC_RESTART_ZERO_MISSING). The attributes of /metadata are the caller's,
+ *  n_attrs keys: attribute k is a string when strings != NULL and strings[k] != NULL, else float64
+ *  values taken from numbers one after another in attribute order: counts[k] is the length of
+ *  attribute k, an array of 1 to PVEC_METADATA_MAX_VALUES values (kind PVEC_METADATA_ARRAY, also
+ *  for one value), or 0 for one number (PVEC_METADATA_NUMBER); counts NULL makes every number
+ *  attribute one number; counts[k] is not read for a string. Every rank passes the same step, time,
+ *  properties and attributes. The file is written as <path>.tmp and renamed to path when complete,
  *  so a crash never leaves a file at path that looks whole; an existing file at path is replaced
  *  only then. Missing folders of path are created (as mkdir -p). Before HDF5 opens the file, every
  *  rank checks its file size limit and the free space against the file's size, so a disk or limit
@@ -966,16 +986,18 @@ PVEC_API pvec_status pvec_vtk_write(pvec_vector_t vec, const char* prefix, int64
  *  extension replaced by .xmf) lets ParaView open the checkpoint (dim 2 and 3). flags:
  *  PVEC_ON_DEVICE (write the device mirror through a staging copy). Collective; invalidates
  *  nothing.
- *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (path NULL or empty, time not finite, n_attrs < 0, keys
- *  NULL with n_attrs > 0, a key NULL, empty or repeated, a number needed but numbers NULL, unknown
- *  flags); OUT_OF_MEMORY; CUDA; IO (a folder cannot be made or a component of path is a file, the
- *  file would not fit the size limit or the free space, HDF5 fails: the message names the file and
- *  the step); NOT_SUPPORTED (built without parallel HDF5; the message says so). An error on any
- *  rank is an error on every rank: the rank that failed returns its own status (the folders are
- *  rank 0's), the others PVEC_ERROR_MPI naming it. Since 0.1. */
+ *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (path NULL or empty, time not finite, nprops < 0, a
+ *  property listed twice, n_attrs < 0, keys NULL with n_attrs > 0, a key NULL, empty or repeated, a
+ *  number needed but numbers NULL, counts[k] outside [0, PVEC_METADATA_MAX_VALUES], unknown flags);
+ *  OUT_OF_RANGE (a listed index); OUT_OF_MEMORY; CUDA; IO (a folder cannot be made or a component
+ *  of path is a file, the file would not fit the size limit or the free space, HDF5 fails: the
+ *  message names the file and the step); NOT_SUPPORTED (built without parallel HDF5; the message
+ *  says so). An error on any rank is an error on every rank: the rank that failed returns its own
+ *  status (the folders are rank 0's), the others PVEC_ERROR_MPI naming it. Since 0.1. */
 PVEC_API pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path, int64_t step,
-                                           double time, int n_attrs, const char* const* keys,
-                                           const char* const* strings, const double* numbers,
+                                           double time, const int* props, int nprops, int n_attrs,
+                                           const char* const* keys, const char* const* strings,
+                                           const double* numbers, const int* counts,
                                            unsigned flags);
 
 /** Read what a checkpoint holds, to restart from it without knowing it beforehand: fills
@@ -1001,17 +1023,28 @@ PVEC_API pvec_status pvec_checkpoint_describe(const char* path, pvec_vector_desc
 PVEC_API pvec_status pvec_checkpoint_get_metadata_count(const char* path, int* count);
 
 /** The caller's attribute index of a checkpoint (0 <= index < count; in the order of their
- *  names, bytewise): its key copied into key (key_size bytes, NUL-terminated), *is_string 1
- *  for a string, 0 for a number; a number in *number; a string copied into text (text_size
- *  bytes, NUL-terminated), and its length without the NUL in *text_len (also when text is
- *  NULL, to size the buffer; 0 for a number). Each output may be NULL when not wanted. Local.
- *  On error nothing is written.
- *  Errors: INVALID_ARGUMENT (path NULL; key or text not NULL and too small for what it must
- *  hold, the message says how many bytes); OUT_OF_RANGE (index); IO; NOT_SUPPORTED.
+ *  names, bytewise): its key copied into key (key_size bytes, NUL-terminated) and its kind in
+ *  *kind; *length receives its number of values (1 for PVEC_METADATA_NUMBER) or, for a string,
+ *  its length without the NUL (also when the buffer for it is NULL, to size one). The values
+ *  of a number or array go to numbers (room for numbers_size values), a string to text
+ *  (text_size bytes, NUL-terminated). Each output may be NULL when not wanted. Local. On error
+ *  nothing is written.
+ *  Errors: INVALID_ARGUMENT (path NULL; key, numbers or text not NULL and too small for what it
+ *  must hold, the message says how much is needed); OUT_OF_RANGE (index); IO; NOT_SUPPORTED.
  *  Since 0.1. */
 PVEC_API pvec_status pvec_checkpoint_get_metadata(const char* path, int index, char* key,
-                                                  size_t key_size, int* is_string, double* number,
-                                                  char* text, size_t text_size, size_t* text_len);
+                                                  size_t key_size, pvec_metadata_kind* kind,
+                                                  size_t* length, double* numbers,
+                                                  size_t numbers_size, char* text,
+                                                  size_t text_size);
+
+/** Flags of pvec_checkpoint_restart (bits of their own: no other call accepts them). */
+enum {
+  /** Properties of the schema that the file lacks start with every component 0. */
+  PVEC_RESTART_ZERO_MISSING = 1u << 10,
+  /** Properties of the file that the schema lacks are not read. */
+  PVEC_RESTART_SKIP_EXTRA = 1u << 11
+};
 
 /** Create a vector from a checkpoint, on any number of ranks (not necessarily the number
  *  that wrote it): desc and schema are what pvec_vector_create takes (n_particles and
@@ -1025,8 +1058,11 @@ PVEC_API pvec_status pvec_checkpoint_get_metadata(const char* path, int index, c
  *  each rank holds the rows it wrote, in their order). Both
  *  mirrors hold the data (with the CUDA backend it is copied to the device). The rows are read
  *  on every host thread (pread at the offsets HDF5 reports for pvec's own contiguous datasets;
- *  other layouts through HDF5). flags: 0 (reserved). Collective. *out is written only on
- *  success.
+ *  other layouts through HDF5). flags: PVEC_RESTART_ZERO_MISSING (properties of schema that the
+ *  file lacks are created with every component 0 on both mirrors, instead of an error),
+ *  PVEC_RESTART_SKIP_EXTRA (properties of the file that schema lacks are not read, instead of an
+ *  error); a property in both must match in dtype and shape whatever the flags. Collective.
+ *  *out is written only on success.
  *  Errors: INVALID_ARGUMENT (path or out NULL, unknown flags, and the first mismatch between
  *  file and request, named: "property 'v' is vector[3] in the file, vector[2] requested",
  *  missing or extra property, dim, domain, boundary, pos dtype); DTYPE_MISMATCH (a

@@ -470,6 +470,15 @@ inline int props_count(std::size_t n) {
 
 }  // namespace detail
 
+/// The caller's metadata of a checkpoint (the attributes of /metadata): strings, numbers
+/// and arrays of numbers (1 to PVEC_METADATA_MAX_VALUES), each under a key unique over the
+/// three lists. vector::checkpoint writes it; checkpoint_describe reads it back, in key order.
+struct metadata {
+  std::vector<std::pair<std::string, std::string>> strings;
+  std::vector<std::pair<std::string, double>> numbers;
+  std::vector<std::pair<std::string, std::vector<double>>> arrays;
+};
+
 /// A distributed particle vector; owns a pvec_vector_t. Move-only.
 ///
 /// Every member function throws pvec::error when the underlying pvec call fails (a
@@ -760,34 +769,44 @@ class vector {
     return moved != 0;
   }
 
-  /// pvec_vtk_write: this step for ParaView (flags: PVEC_ON_DEVICE, PVEC_VTK_RANK_ARRAY).
-  /// Collective. Throws pvec::error with pvec_vtk_write's status (IO, MPI on the ranks that
-  /// did not fail, ...).
+  /// pvec_vtk_write of every property: this step for ParaView (flags: PVEC_ON_DEVICE,
+  /// PVEC_VTK_RANK_ARRAY). Collective. Throws pvec::error with pvec_vtk_write's status (IO,
+  /// MPI on the ranks that did not fail, ...).
   void write_vtk(const std::string& prefix, std::int64_t step = 0, double time = 0.0,
                  unsigned flags = 0) const {
-    check(pvec_vtk_write(handle_, prefix.c_str(), step, time, flags));
+    check(pvec_vtk_write(handle_, prefix.c_str(), step, time, nullptr, 0, flags));
   }
-  /// pvec_checkpoint_write, with the caller's metadata: string and number attributes of
-  /// /metadata (keys unique over both lists; every rank passes the same). flags:
-  /// PVEC_ON_DEVICE. Collective. Throws pvec::error with its status.
+  /// pvec_vtk_write of the listed properties only (an empty list: the positions only). A
+  /// braced list ({rho, vel}) picks this overload, not the flags of the one above.
+  void write_vtk(const std::string& prefix, std::int64_t step, double time,
+                 std::initializer_list<int> props, unsigned flags = 0) const {
+    write_vtk_list(prefix, step, time, props.begin(), props.size(), flags);
+  }
+  /// As above, from a std::vector.
+  void write_vtk(const std::string& prefix, std::int64_t step, double time,
+                 const std::vector<int>& props, unsigned flags = 0) const {
+    write_vtk_list(prefix, step, time, props.data(), props.size(), flags);
+  }
+  /// pvec_checkpoint_write of every property, with the caller's metadata (keys unique over
+  /// its three lists; every rank passes the same). flags: PVEC_ON_DEVICE. Collective. Throws
+  /// pvec::error with its status.
   void checkpoint(const std::string& path, std::int64_t step = 0, double time = 0.0,
-                  const std::vector<std::pair<std::string, std::string>>& strings = {},
-                  const std::vector<std::pair<std::string, double>>& numbers = {},
+                  const pvec::metadata& meta = {}, unsigned flags = 0) const {
+    write_checkpoint(path, step, time, nullptr, 0, meta, flags);
+  }
+  /// pvec_checkpoint_write of the listed properties only (an empty list: the positions only).
+  void checkpoint(const std::string& path, std::int64_t step, double time,
+                  std::initializer_list<int> props, const pvec::metadata& meta = {},
                   unsigned flags = 0) const {
-    std::vector<const char*> keys, texts;
-    std::vector<double> values;
-    for (const auto& s : strings) {
-      keys.push_back(s.first.c_str());
-      texts.push_back(s.second.c_str());
-      values.push_back(0.0);
-    }
-    for (const auto& n : numbers) {
-      keys.push_back(n.first.c_str());
-      texts.push_back(nullptr);
-      values.push_back(n.second);
-    }
-    check(pvec_checkpoint_write(handle_, path.c_str(), step, time, static_cast<int>(keys.size()),
-                                keys.data(), texts.data(), values.data(), flags));
+    write_checkpoint(path, step, time, detail::props_ptr(props.begin(), props.size()),
+                     detail::props_count(props.size()), meta, flags);
+  }
+  /// As above, from a std::vector.
+  void checkpoint(const std::string& path, std::int64_t step, double time,
+                  const std::vector<int>& props, const pvec::metadata& meta = {},
+                  unsigned flags = 0) const {
+    write_checkpoint(path, step, time, detail::props_ptr(props.data(), props.size()),
+                     detail::props_count(props.size()), meta, flags);
   }
 
  private:
@@ -804,6 +823,42 @@ class vector {
     pvec::box b{std::vector<double>(d), std::vector<double>(d)};
     check(f(handle_, b.lo.data(), b.hi.data()));
     return b;
+  }
+
+  void write_vtk_list(const std::string& prefix, std::int64_t step, double time, const int* props,
+                      std::size_t n, unsigned flags) const {
+    check(pvec_vtk_write(handle_, prefix.c_str(), step, time, detail::props_ptr(props, n),
+                         detail::props_count(n), flags));
+  }
+
+  void write_checkpoint(const std::string& path, std::int64_t step, double time, const int* props,
+                        int nprops, const pvec::metadata& meta, unsigned flags) const {
+    std::vector<const char*> keys, texts;
+    std::vector<double> values;
+    std::vector<int> counts;
+    for (const auto& s : meta.strings) {
+      keys.push_back(s.first.c_str());
+      texts.push_back(s.second.c_str());
+      counts.push_back(0);
+    }
+    for (const auto& n : meta.numbers) {
+      keys.push_back(n.first.c_str());
+      texts.push_back(nullptr);
+      values.push_back(n.second);
+      counts.push_back(0);  // a number, not an array of one
+    }
+    for (const auto& a : meta.arrays) {
+      keys.push_back(a.first.c_str());
+      texts.push_back(nullptr);
+      values.insert(values.end(), a.second.begin(), a.second.end());
+      counts.push_back(a.second.size() > static_cast<std::size_t>(INT32_MAX)
+                           ? -1
+                           : static_cast<int>(a.second.size()));
+    }
+    check(pvec_checkpoint_write(handle_, path.c_str(), step, time, props, nprops,
+                                static_cast<int>(keys.size()), keys.data(), texts.data(),
+                                values.data(), meta.arrays.empty() ? nullptr : counts.data(),
+                                flags));
   }
 
   void host_to_device(const int* props, std::size_t n) {
@@ -844,9 +899,8 @@ struct checkpoint_info {
   pvec::schema properties;
   std::int64_t step = 0;
   double time = 0.0;
-  /// The metadata written with it, in key order: the string and the number attributes.
-  std::vector<std::pair<std::string, std::string>> strings;
-  std::vector<std::pair<std::string, double>> numbers;
+  /// The metadata written with it, each list in key order.
+  pvec::metadata metadata;
 };
 
 /// pvec_checkpoint_describe. Local (any rank). Throws pvec::error (IO naming the file and
@@ -860,19 +914,24 @@ inline checkpoint_info checkpoint_describe(const std::string& path) {
   check(pvec_checkpoint_get_metadata_count(path.c_str(), &n));
   for (int k = 0; k < n; ++k) {
     char key[4096];
-    int is_string = 0;
-    double number = 0;
+    pvec_metadata_kind kind = PVEC_METADATA_NUMBER;
     std::size_t len = 0;
-    check(pvec_checkpoint_get_metadata(path.c_str(), k, key, sizeof key, &is_string, &number,
-                                       nullptr, 0, &len));
-    if (is_string) {
+    check(pvec_checkpoint_get_metadata(path.c_str(), k, key, sizeof key, &kind, &len, nullptr, 0,
+                                       nullptr, 0));
+    if (kind == PVEC_METADATA_STRING) {
       std::string text(len + 1, '\0');
-      check(pvec_checkpoint_get_metadata(path.c_str(), k, nullptr, 0, nullptr, nullptr, &text[0],
-                                         text.size(), nullptr));
+      check(pvec_checkpoint_get_metadata(path.c_str(), k, nullptr, 0, nullptr, nullptr, nullptr, 0,
+                                         &text[0], text.size()));
       text.resize(len);
-      info.strings.emplace_back(key, std::move(text));
+      info.metadata.strings.emplace_back(key, std::move(text));
     } else {
-      info.numbers.emplace_back(key, number);
+      std::vector<double> values(len);
+      check(pvec_checkpoint_get_metadata(path.c_str(), k, nullptr, 0, nullptr, nullptr,
+                                         values.data(), values.size(), nullptr, 0));
+      if (kind == PVEC_METADATA_NUMBER)
+        info.metadata.numbers.emplace_back(key, values[0]);
+      else
+        info.metadata.arrays.emplace_back(key, std::move(values));
     }
   }
   return info;

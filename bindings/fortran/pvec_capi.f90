@@ -16,33 +16,36 @@ module pvec_capi
       PVEC_BINDING_VERSION_NUMBER, PVEC_OPTION_INFO_SIZE_V1, PVEC_MAX_RANK, PVEC_MAX_NAME, &
       PVEC_MAX_DIM, PVEC_POS, PVEC_NO_PROPS, PVEC_VECTOR_DESC_SIZE_V1, PVEC_LAYOUT_SIZE_V1, &
       PVEC_MEMORY_STATS_SIZE_V1, PVEC_OP_STATS_SIZE_V1, PVEC_VTK_RANK_ARRAY, &
-      PVEC_CELL_LIST_INFO_SIZE_V1, PVEC_VERLET_INFO_SIZE_V1, PVEC_SUCCESS, &
-      PVEC_ERROR_INVALID_ARGUMENT, PVEC_ERROR_INVALID_HANDLE, PVEC_ERROR_OUT_OF_RANGE, &
-      PVEC_ERROR_OVERFLOW, PVEC_ERROR_OUT_OF_MEMORY, PVEC_ERROR_NO_DEVICE, PVEC_ERROR_CUDA, &
-      PVEC_ERROR_MPI, PVEC_ERROR_STATE, PVEC_ERROR_PARTICLES_OUTSIDE, PVEC_ERROR_DTYPE_MISMATCH, &
-      PVEC_ERROR_NOT_SUPPORTED, PVEC_ERROR_INTERNAL, PVEC_ERROR_IO, PVEC_OPTION_DEFAULT, &
-      PVEC_OPTION_ENVIRONMENT, PVEC_OPTION_SET, PVEC_FLOAT32, PVEC_FLOAT64, PVEC_INT32, &
-      PVEC_INT64, PVEC_UINT32, PVEC_UINT64, PVEC_NON_PERIODIC, PVEC_PERIODIC, PVEC_BACKEND_AUTO, &
-      PVEC_BACKEND_HOST, PVEC_BACKEND_CUDA, PVEC_HOST_PINNED, PVEC_HOST_PAGEABLE, &
-      PVEC_PLACE_EVEN, PVEC_PLACE_LOCAL, PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE, &
-      PVEC_GHOST_SKIP_POSITIONS, PVEC_GHOST_REUSE_PLAN, PVEC_REDUCE_ADD, PVEC_REDUCE_MIN, &
-      PVEC_REDUCE_MAX, PVEC_REDUCE_REPLACE, PVEC_TRANSPORT_NONE, PVEC_TRANSPORT_MPI, &
-      PVEC_TRANSPORT_MPI_STAGED, PVEC_TRANSPORT_CUDA_IPC, PVEC_TRANSPORT_SHARED_MEMORY, &
-      PVEC_CELLS_GHOSTS, PVEC_SORT_MORTON, PVEC_SORT_BOTH_MIRRORS, PVEC_VERLET_HALF, &
-      PVEC_SORT_HALO_FIRST, pvec_option_info, pvec_vector_desc, pvec_layout, pvec_memory_stats, &
-      pvec_op_stats, pvec_cell_list_info, pvec_verlet_info, c_pvec_version_number, &
-      c_pvec_version_string, c_pvec_status_string, c_pvec_last_error, c_pvec_init, &
-      c_pvec_finalize, c_pvec_initialized, c_pvec_cuda_device_count, c_pvec_options_get_count, &
-      c_pvec_options_get_info, c_pvec_options_get_text, c_pvec_options_set, c_pvec_dtype_size, &
-      c_pvec_dtype_name, c_pvec_schema_create, c_pvec_schema_destroy, c_pvec_schema_add, &
-      c_pvec_schema_add_scalar, c_pvec_schema_add_vector, c_pvec_schema_add_tensor, &
-      c_pvec_schema_get_count, c_pvec_schema_get_property, c_pvec_vector_desc_init, &
-      c_pvec_vector_create, c_pvec_vector_destroy, c_pvec_vector_get_size, &
-      c_pvec_vector_get_ghost_size, c_pvec_vector_get_capacity, c_pvec_vector_get_dim, &
-      c_pvec_vector_get_pos_dtype, c_pvec_vector_get_domain, c_pvec_vector_get_boundaries, &
-      c_pvec_vector_get_ghost_width, c_pvec_vector_get_prop_count, c_pvec_vector_get_prop_index, &
-      c_pvec_vector_get_backend, c_pvec_vector_get_device, c_pvec_vector_get_generation, &
-      c_pvec_vector_reserve, c_pvec_vector_resize, c_pvec_vector_append, c_pvec_vector_remove, &
+      PVEC_METADATA_MAX_VALUES, PVEC_CELL_LIST_INFO_SIZE_V1, PVEC_VERLET_INFO_SIZE_V1, &
+      PVEC_SUCCESS, PVEC_ERROR_INVALID_ARGUMENT, PVEC_ERROR_INVALID_HANDLE, &
+      PVEC_ERROR_OUT_OF_RANGE, PVEC_ERROR_OVERFLOW, PVEC_ERROR_OUT_OF_MEMORY, &
+      PVEC_ERROR_NO_DEVICE, PVEC_ERROR_CUDA, PVEC_ERROR_MPI, PVEC_ERROR_STATE, &
+      PVEC_ERROR_PARTICLES_OUTSIDE, PVEC_ERROR_DTYPE_MISMATCH, PVEC_ERROR_NOT_SUPPORTED, &
+      PVEC_ERROR_INTERNAL, PVEC_ERROR_IO, PVEC_OPTION_DEFAULT, PVEC_OPTION_ENVIRONMENT, &
+      PVEC_OPTION_SET, PVEC_FLOAT32, PVEC_FLOAT64, PVEC_INT32, PVEC_INT64, PVEC_UINT32, &
+      PVEC_UINT64, PVEC_NON_PERIODIC, PVEC_PERIODIC, PVEC_BACKEND_AUTO, PVEC_BACKEND_HOST, &
+      PVEC_BACKEND_CUDA, PVEC_HOST_PINNED, PVEC_HOST_PAGEABLE, PVEC_PLACE_EVEN, PVEC_PLACE_LOCAL, &
+      PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE, PVEC_GHOST_SKIP_POSITIONS, PVEC_GHOST_REUSE_PLAN, &
+      PVEC_REDUCE_ADD, PVEC_REDUCE_MIN, PVEC_REDUCE_MAX, PVEC_REDUCE_REPLACE, &
+      PVEC_TRANSPORT_NONE, PVEC_TRANSPORT_MPI, PVEC_TRANSPORT_MPI_STAGED, &
+      PVEC_TRANSPORT_CUDA_IPC, PVEC_TRANSPORT_SHARED_MEMORY, PVEC_METADATA_NUMBER, &
+      PVEC_METADATA_STRING, PVEC_METADATA_ARRAY, PVEC_RESTART_ZERO_MISSING, &
+      PVEC_RESTART_SKIP_EXTRA, PVEC_CELLS_GHOSTS, PVEC_SORT_MORTON, PVEC_SORT_BOTH_MIRRORS, &
+      PVEC_VERLET_HALF, PVEC_SORT_HALO_FIRST, pvec_option_info, pvec_vector_desc, pvec_layout, &
+      pvec_memory_stats, pvec_op_stats, pvec_cell_list_info, pvec_verlet_info, &
+      c_pvec_version_number, c_pvec_version_string, c_pvec_status_string, c_pvec_last_error, &
+      c_pvec_init, c_pvec_finalize, c_pvec_initialized, c_pvec_cuda_device_count, &
+      c_pvec_options_get_count, c_pvec_options_get_info, c_pvec_options_get_text, &
+      c_pvec_options_set, c_pvec_dtype_size, c_pvec_dtype_name, c_pvec_schema_create, &
+      c_pvec_schema_destroy, c_pvec_schema_add, c_pvec_schema_add_scalar, &
+      c_pvec_schema_add_vector, c_pvec_schema_add_tensor, c_pvec_schema_get_count, &
+      c_pvec_schema_get_property, c_pvec_vector_desc_init, c_pvec_vector_create, &
+      c_pvec_vector_destroy, c_pvec_vector_get_size, c_pvec_vector_get_ghost_size, &
+      c_pvec_vector_get_capacity, c_pvec_vector_get_dim, c_pvec_vector_get_pos_dtype, &
+      c_pvec_vector_get_domain, c_pvec_vector_get_boundaries, c_pvec_vector_get_ghost_width, &
+      c_pvec_vector_get_prop_count, c_pvec_vector_get_prop_index, c_pvec_vector_get_backend, &
+      c_pvec_vector_get_device, c_pvec_vector_get_generation, c_pvec_vector_reserve, &
+      c_pvec_vector_resize, c_pvec_vector_append, c_pvec_vector_remove, &
       c_pvec_vector_shrink_to_fit, c_pvec_vector_get_layout, c_pvec_vector_get_layouts, &
       c_pvec_host_ptr, c_pvec_device_ptr, c_pvec_vector_retain, c_pvec_retention_release, &
       c_pvec_vector_set_stream, c_pvec_vector_get_stream, c_pvec_host_to_device, &
@@ -83,6 +86,7 @@ module pvec_capi
   !> C: (offsetof(pvec_op_stats, transport) + sizeof(int64_t)) (LP64)
   integer(c_size_t), parameter :: PVEC_OP_STATS_SIZE_V1 = 72
   integer(c_int), parameter :: PVEC_VTK_RANK_ARRAY = 16  !< C: (1u << 4)
+  integer(c_int), parameter :: PVEC_METADATA_MAX_VALUES = 4096
   !> C: (offsetof(pvec_cell_list_info, local_offsets) + sizeof(void*)) (LP64)
   integer(c_size_t), parameter :: PVEC_CELL_LIST_INFO_SIZE_V1 = 176
   !> C: (offsetof(pvec_verlet_info, neighbors) + sizeof(void*)) (LP64)
@@ -153,6 +157,15 @@ module pvec_capi
   integer(c_int), parameter :: PVEC_TRANSPORT_MPI_STAGED = 2
   integer(c_int), parameter :: PVEC_TRANSPORT_CUDA_IPC = 3
   integer(c_int), parameter :: PVEC_TRANSPORT_SHARED_MEMORY = 4
+
+  ! ---- pvec_metadata_kind ------------------------------------------------------------------------
+  integer(c_int), parameter :: PVEC_METADATA_NUMBER = 0
+  integer(c_int), parameter :: PVEC_METADATA_STRING = 1
+  integer(c_int), parameter :: PVEC_METADATA_ARRAY = 2
+
+  ! ---- flags (enum PVEC_RESTART_ZERO_MISSING ...): combine with ior ------------------------------
+  integer(c_int), parameter :: PVEC_RESTART_ZERO_MISSING = 1024  !< C: 1u << 10
+  integer(c_int), parameter :: PVEC_RESTART_SKIP_EXTRA = 2048  !< C: 1u << 11
 
   ! ---- flags (enum PVEC_CELLS_GHOSTS ...): combine with ior --------------------------------------
   integer(c_int), parameter :: PVEC_CELLS_GHOSTS = 32  !< C: 1u << 5
@@ -814,32 +827,37 @@ module pvec_capi
       integer(c_int) :: r
     end function c_pvec_has_hdf5
     ! pvec_status pvec_vtk_write(pvec_vector_t vec, const char* prefix, int64_t step, double time,
-    ! unsigned flags);
-    function c_pvec_vtk_write(vec, prefix, step, time, flags) result(r) &
+    ! const int* props, int nprops, unsigned flags);
+    function c_pvec_vtk_write(vec, prefix, step, time, props, nprops, flags) result(r) &
         bind(C, name='pvec_vtk_write')
       import :: c_char, c_double, c_int, c_int64_t, c_ptr
       type(c_ptr), value :: vec
       character(kind=c_char), intent(in) :: prefix(*)
       integer(c_int64_t), value :: step
       real(c_double), value :: time
+      type(c_ptr), value :: props
+      integer(c_int), value :: nprops
       integer(c_int), value :: flags
       integer(c_int) :: r
     end function c_pvec_vtk_write
     ! pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path, int64_t step, double
-    ! time, int n_attrs, const char*const* keys, const char*const* strings, const double* numbers,
-    ! unsigned flags);
-    function c_pvec_checkpoint_write(vec, path, step, time, n_attrs, keys, strings, numbers, &
-        flags) result(r) &
+    ! time, const int* props, int nprops, int n_attrs, const char*const* keys, const char*const*
+    ! strings, const double* numbers, const int* counts, unsigned flags);
+    function c_pvec_checkpoint_write(vec, path, step, time, props, nprops, n_attrs, keys, &
+        strings, numbers, counts, flags) result(r) &
         bind(C, name='pvec_checkpoint_write')
       import :: c_char, c_double, c_int, c_int64_t, c_ptr
       type(c_ptr), value :: vec
       character(kind=c_char), intent(in) :: path(*)
       integer(c_int64_t), value :: step
       real(c_double), value :: time
+      type(c_ptr), value :: props
+      integer(c_int), value :: nprops
       integer(c_int), value :: n_attrs
       type(c_ptr), value :: keys
       type(c_ptr), value :: strings
       type(c_ptr), value :: numbers
+      type(c_ptr), value :: counts
       integer(c_int), value :: flags
       integer(c_int) :: r
     end function c_pvec_checkpoint_write
@@ -864,20 +882,22 @@ module pvec_capi
       integer(c_int) :: r
     end function c_pvec_checkpoint_get_metadata_count
     ! pvec_status pvec_checkpoint_get_metadata(const char* path, int index, char* key, size_t
-    ! key_size, int* is_string, double* number, char* text, size_t text_size, size_t* text_len);
-    function c_pvec_checkpoint_get_metadata(path, index, key, key_size, is_string, number, text, &
-        text_size, text_len) result(r) &
+    ! key_size, pvec_metadata_kind* kind, size_t* length, double* numbers, size_t numbers_size,
+    ! char* text, size_t text_size);
+    function c_pvec_checkpoint_get_metadata(path, index, key, key_size, kind, length, numbers, &
+        numbers_size, text, text_size) result(r) &
         bind(C, name='pvec_checkpoint_get_metadata')
       import :: c_char, c_int, c_ptr, c_size_t
       character(kind=c_char), intent(in) :: path(*)
       integer(c_int), value :: index
       type(c_ptr), value :: key  !< a buffer of key_size bytes, or NULL
       integer(c_size_t), value :: key_size
-      type(c_ptr), value :: is_string  !< may be NULL
-      type(c_ptr), value :: number  !< may be NULL
+      type(c_ptr), value :: kind  !< may be NULL
+      type(c_ptr), value :: length  !< may be NULL
+      type(c_ptr), value :: numbers  !< numbers_size values, or NULL
+      integer(c_size_t), value :: numbers_size
       type(c_ptr), value :: text  !< a buffer of text_size bytes, or NULL
       integer(c_size_t), value :: text_size
-      type(c_ptr), value :: text_len  !< may be NULL
       integer(c_int) :: r
     end function c_pvec_checkpoint_get_metadata
     ! pvec_status pvec_checkpoint_restart(const char* path, const pvec_vector_desc* desc,

@@ -6,6 +6,7 @@
 #include "io/checkpoint.hpp"
 #endif
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -31,6 +32,16 @@ std::string path_arg(const char* p, const char* name) {
 #endif
 }
 
+// The columns of a (props, nprops) list to write, positions (column 0) first, then the
+// listed properties in declaration order; PVEC_POS may be listed.
+std::vector<int> write_columns(const DistVector& v, const int* props, int nprops) {
+  std::vector<int> cols = v.columns_of(props, nprops, false);
+  cols.push_back(0);
+  std::sort(cols.begin(), cols.end());
+  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+  return cols;
+}
+
 }  // namespace
 
 extern "C" pvec_status pvec_has_hdf5(int* flag) {
@@ -44,23 +55,28 @@ extern "C" pvec_status pvec_has_hdf5(int* flag) {
 }
 
 extern "C" pvec_status pvec_vtk_write(pvec_vector_t vec, const char* prefix, int64_t step,
-                                      double time, unsigned flags) {
+                                      double time, const int* props, int nprops, unsigned flags) {
   return guard("pvec_vtk_write", [&] {
     auto& v = vec_of(vec);
     const std::string p = path_arg(prefix, "prefix");
     if (step < 0) fail(PVEC_ERROR_INVALID_ARGUMENT, "step ", step, " is negative");
     if (!std::isfinite(time)) fail(PVEC_ERROR_INVALID_ARGUMENT, "time ", time, " is not finite");
     check_flags(flags, PVEC_ON_DEVICE | PVEC_VTK_RANK_ARRAY);
-    if ((flags & PVEC_VTK_RANK_ARRAY) && v.schema().find("rank") != -2)
-      fail(PVEC_ERROR_INVALID_ARGUMENT,
-           "PVEC_VTK_RANK_ARRAY: the vector already has a property called \"rank\"");
-    io::write_vtk(v, p, step, time, flags);
+    std::vector<int> cols = write_columns(v, props, nprops);
+    cols.erase(cols.begin());  // the positions are the points
+    if (flags & PVEC_VTK_RANK_ARRAY)
+      for (int c : cols)
+        if (v.particles().column(c).spec.name == "rank")
+          fail(PVEC_ERROR_INVALID_ARGUMENT,
+               "PVEC_VTK_RANK_ARRAY: property \"rank\" is listed too (leave it out of props)");
+    io::write_vtk(v, p, step, time, cols, flags);
   });
 }
 
 extern "C" pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path, int64_t step,
-                                             double time, int n_attrs, const char* const* keys,
-                                             const char* const* strings, const double* numbers,
+                                             double time, const int* props, int nprops, int n_attrs,
+                                             const char* const* keys, const char* const* strings,
+                                             const double* numbers, const int* counts,
                                              unsigned flags) {
   return guard("pvec_checkpoint_write", [&] {
     auto& v = vec_of(vec);
@@ -70,10 +86,12 @@ extern "C" pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path
     if (n_attrs > 0 && keys == nullptr)
       fail(PVEC_ERROR_INVALID_ARGUMENT, "keys is NULL with n_attrs ", n_attrs);
     check_flags(flags, PVEC_ON_DEVICE);
+    const std::vector<int> cols = write_columns(v, props, nprops);
     std::set<std::string> seen;
 #ifdef PVEC_HAVE_HDF5
     std::vector<io::UserAttr> attrs;
 #endif
+    size_t next = 0;  // the next value of numbers
     for (int k = 0; k < n_attrs; ++k) {
       if (keys[k] == nullptr || *keys[k] == '\0')
         fail(PVEC_ERROR_INVALID_ARGUMENT, "key ", k, " is NULL or empty");
@@ -83,22 +101,31 @@ extern "C" pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path
       if (!is_string && numbers == nullptr)
         fail(PVEC_ERROR_INVALID_ARGUMENT, "attribute \"", keys[k],
              "\" is a number but numbers is NULL");
+      // counts[k]: the array's length, 0 for a scalar number (counts NULL: every number).
+      const int shape = is_string || counts == nullptr ? 0 : counts[k];
+      if (shape < 0 || shape > PVEC_METADATA_MAX_VALUES)
+        fail(PVEC_ERROR_INVALID_ARGUMENT, "counts[", k, "] = ", shape, " (attribute \"", keys[k],
+             "\") is outside [0, ", PVEC_METADATA_MAX_VALUES, "]");
+      const int count = shape == 0 ? 1 : shape;
 #ifdef PVEC_HAVE_HDF5
       io::UserAttr a;
       a.key = keys[k];
-      a.is_string = is_string;
+      a.kind = is_string    ? PVEC_METADATA_STRING
+               : shape == 0 ? PVEC_METADATA_NUMBER
+                            : PVEC_METADATA_ARRAY;
       if (is_string)
         a.text = strings[k];
       else
-        a.number = numbers[k];
+        a.numbers.assign(numbers + next, numbers + next + count);
       attrs.push_back(std::move(a));
 #endif
+      if (!is_string) next += static_cast<size_t>(count);
     }
     no_hdf5();
 #ifdef PVEC_HAVE_HDF5
-    io::checkpoint_write(v, p, step, time, attrs, flags);
+    io::checkpoint_write(v, p, step, time, cols, attrs, flags);
 #else
-    (void)v;
+    (void)v, (void)cols;
 #endif
   });
 }
@@ -153,9 +180,10 @@ extern "C" pvec_status pvec_checkpoint_get_metadata_count(const char* path, int*
 }
 
 extern "C" pvec_status pvec_checkpoint_get_metadata(const char* path, int index, char* key,
-                                                    size_t key_size, int* is_string, double* number,
-                                                    char* text, size_t text_size,
-                                                    size_t* text_len) {
+                                                    size_t key_size, pvec_metadata_kind* kind,
+                                                    size_t* length, double* numbers,
+                                                    size_t numbers_size, char* text,
+                                                    size_t text_size) {
   return guard("pvec_checkpoint_get_metadata", [&] {
     const std::string p = path_arg(path, "path");
     no_hdf5();
@@ -168,18 +196,21 @@ extern "C" pvec_status pvec_checkpoint_get_metadata(const char* path, int index,
     if (key && key_size < a.key.size() + 1)
       fail(PVEC_ERROR_INVALID_ARGUMENT, "key_size ", key_size, " cannot hold the key '", a.key,
            "' and its NUL (", a.key.size() + 1, " bytes)");
-    const std::string& t = a.is_string ? a.text : std::string();
-    if (text && a.is_string && text_size < t.size() + 1)
+    const bool is_string = a.kind == PVEC_METADATA_STRING;
+    if (text && is_string && text_size < a.text.size() + 1)
       fail(PVEC_ERROR_INVALID_ARGUMENT, "text_size ", text_size, " cannot hold the text of '",
-           a.key, "' and its NUL (", t.size() + 1, " bytes)");
+           a.key, "' and its NUL (", a.text.size() + 1, " bytes)");
+    if (numbers && !is_string && numbers_size < a.numbers.size())
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "numbers_size ", numbers_size,
+           " cannot hold the values of '", a.key, "' (", a.numbers.size(), ")");
     if (key) std::memcpy(key, a.key.c_str(), a.key.size() + 1);
-    if (is_string) *is_string = a.is_string ? 1 : 0;
-    if (number) *number = a.is_string ? 0.0 : a.number;
-    if (text && text_size > 0) std::memcpy(text, t.c_str(), t.size() + 1);
-    if (text_len) *text_len = t.size();
+    if (kind) *kind = a.kind;
+    if (length) *length = is_string ? a.text.size() : a.numbers.size();
+    if (numbers && !is_string) std::copy(a.numbers.begin(), a.numbers.end(), numbers);
+    if (text && is_string) std::memcpy(text, a.text.c_str(), a.text.size() + 1);
 #else
-    (void)index, (void)key, (void)key_size, (void)is_string, (void)number, (void)text,
-        (void)text_size, (void)text_len;
+    (void)index, (void)key, (void)key_size, (void)kind, (void)length, (void)numbers,
+        (void)numbers_size, (void)text, (void)text_size;
 #endif
   });
 }
@@ -193,14 +224,14 @@ extern "C" pvec_status pvec_checkpoint_restart(const char* path, const pvec_vect
                                               PVEC_VECTOR_DESC_SIZE_V1, "desc", "pvec_vector_desc");
     out_arg(out, "out");
     const Schema& s = schemas().get(schema);
-    check_flags(flags, 0);
+    check_flags(flags, PVEC_RESTART_ZERO_MISSING | PVEC_RESTART_SKIP_EXTRA);
     require_init();
     no_hdf5();
 #ifdef PVEC_HAVE_HDF5
     pvec_vector_desc local = d;
     local.n_particles = 0;
     local.placement = PVEC_PLACE_LOCAL;
-    auto v = io::restart(p, local, s);
+    auto v = io::restart(p, local, s, flags);
     *out = to_handle<pvec_vector_t>(vectors().insert(std::move(v)));
 #else
     (void)d, (void)s;

@@ -15,12 +15,12 @@
 
 namespace pvec::impl::io {
 
-// One caller attribute of /metadata: a string or a float64.
+// One caller attribute of /metadata: a string, a float64, or a 1-D array of float64.
 struct UserAttr {
   std::string key;
-  bool is_string = false;
-  std::string text;
-  double number = 0;
+  pvec_metadata_kind kind = PVEC_METADATA_NUMBER;
+  std::string text;             // PVEC_METADATA_STRING
+  std::vector<double> numbers;  // NUMBER: one value; ARRAY: 1 to PVEC_METADATA_MAX_VALUES
 };
 
 // What a checkpoint holds (its root attributes and schema).
@@ -40,15 +40,18 @@ struct CheckpointInfo {
   std::vector<UserAttr> attrs;       // the caller's /metadata, in name order
 };
 
-// Collective. flags: PVEC_ON_DEVICE (validated by the caller).
+// Collective. cols: the columns written (0, the positions, first; then ascending); flags:
+// PVEC_ON_DEVICE (validated by the caller).
 void checkpoint_write(DistVector& v, const std::string& path, int64_t step, double time,
-                      const std::vector<UserAttr>& attrs, unsigned flags);
+                      const std::vector<int>& cols, const std::vector<UserAttr>& attrs,
+                      unsigned flags);
 
 // Local: reads and validates the file's attributes and schema. Throws PVEC_ERROR_IO.
 CheckpointInfo checkpoint_describe(const std::string& path);
 
-// Collective: a new vector with the checkpoint's particles, distributed by map.
+// Collective: a new vector with the checkpoint's particles, distributed by map. flags:
+// PVEC_RESTART_ZERO_MISSING, PVEC_RESTART_SKIP_EXTRA (validated by the caller).
 std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_desc& desc,
-                                    const Schema& schema);
+                                    const Schema& schema, unsigned flags);
 
 }  // namespace pvec::impl::io

@@ -3,6 +3,7 @@
 // rank's block of rows (pread where the file allows, else HDF5) and distributes it with map.
 #include "io/checkpoint.hpp"
 
+#include "backend/device.hpp"
 #include "backend/host_parallel.hpp"
 #include "common/dtype.hpp"
 #include "common/error.hpp"
@@ -75,8 +76,9 @@ void check_sums(hid_t dset, int64_t n_ranks, const std::string& name, const std:
          n_ranks, " 64-bit integers (one per writing rank)");
 }
 
-// The caller's attributes of /metadata, in name order: scalar strings and float64 numbers, as
-// pvec_checkpoint_write stores them; anything else is damage.
+// The caller's attributes of /metadata, in name order: scalar strings, scalar float64 numbers
+// and 1-D float64 arrays (1 to PVEC_METADATA_MAX_VALUES), as pvec_checkpoint_write stores
+// them; anything else is damage.
 std::vector<UserAttr> read_metadata(hid_t file, const std::string& path) {
   if (H5Lexists(file, "metadata", H5P_DEFAULT) <= 0)
     fail(PVEC_ERROR_IO, "'", path, "': group /metadata is missing");
@@ -98,15 +100,22 @@ std::vector<UserAttr> read_metadata(hid_t file, const std::string& path) {
     u.key = key;
     H5 t(H5Aget_type(a), H5Tclose);
     H5 sp(H5Aget_space(a), H5Sclose);
-    const bool scalar = sp.ok() && H5Sget_simple_extent_npoints(sp) == 1;
-    if (scalar && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
-      u.is_string = true;
+    const hssize_t count = sp.ok() ? H5Sget_simple_extent_npoints(sp) : -1;
+    const bool scalar = count == 1 && H5Sget_simple_extent_type(sp) == H5S_SCALAR;
+    const bool array = count >= 1 && count <= PVEC_METADATA_MAX_VALUES &&
+                       H5Sget_simple_extent_type(sp) == H5S_SIMPLE &&
+                       H5Sget_simple_extent_ndims(sp) == 1;
+    if (count == 1 && t.ok() && H5Tget_class(t) == H5T_STRING && H5Tis_variable_str(t) > 0) {
+      u.kind = PVEC_METADATA_STRING;
       u.text = get_strings(g, u.key.c_str(), 1, path)[0];
-    } else if (scalar && H5Tget_class(t) == H5T_FLOAT) {
-      get_attr(g, u.key.c_str(), H5T_NATIVE_DOUBLE, &u.number, 1, path);
+    } else if ((scalar || array) && t.ok() && H5Tget_class(t) == H5T_FLOAT) {
+      u.kind = scalar ? PVEC_METADATA_NUMBER : PVEC_METADATA_ARRAY;
+      u.numbers.resize(static_cast<size_t>(count));
+      get_attr(g, u.key.c_str(), H5T_NATIVE_DOUBLE, u.numbers.data(), count, path);
     } else {
       fail(PVEC_ERROR_IO, "'", path, "': attribute /metadata/", u.key,
-           " is neither a string nor a number");
+           " is neither a string, a number nor a 1-D array of 1 to ", PVEC_METADATA_MAX_VALUES,
+           " numbers");
     }
     out.push_back(std::move(u));
   }
@@ -277,7 +286,7 @@ H5 open_file(const std::string& path, hid_t fapl) {
 }
 
 void compare(const CheckpointInfo& info, const pvec_vector_desc& d, const Schema& schema,
-             const std::string& path) {
+             unsigned flags, const std::string& path) {
   const char* where = "restart: ";
   if (d.dim != info.dim)
     fail(PVEC_ERROR_INVALID_ARGUMENT, where, "dimension ", d.dim, " requested, the file '", path,
@@ -298,9 +307,12 @@ void compare(const CheckpointInfo& info, const pvec_vector_desc& d, const Schema
   std::set<std::string> in_file;
   for (const PropertySpec& f : info.props) in_file.insert(f.name);
   for (const PropertySpec& p : schema.props()) {
-    if (!in_file.count(p.name))
+    if (!in_file.count(p.name)) {
+      if (flags & PVEC_RESTART_ZERO_MISSING) continue;
       fail(PVEC_ERROR_INVALID_ARGUMENT, where, "property '", p.name,
-           "' is requested but not in the file '", path, "'");
+           "' is requested but not in the file '", path,
+           "' (PVEC_RESTART_ZERO_MISSING would create it with zeros)");
+    }
     for (const PropertySpec& f : info.props) {
       if (f.name != p.name) continue;
       if (f.dtype != p.dtype)
@@ -312,9 +324,9 @@ void compare(const CheckpointInfo& info, const pvec_vector_desc& d, const Schema
     }
   }
   for (const PropertySpec& f : info.props)
-    if (schema.find(f.name) == -2)
+    if (schema.find(f.name) == -2 && !(flags & PVEC_RESTART_SKIP_EXTRA))
       fail(PVEC_ERROR_INVALID_ARGUMENT, where, "the file has property '", f.name,
-           "', which was not requested");
+           "', which was not requested (PVEC_RESTART_SKIP_EXTRA would leave it unread)");
 }
 
 }  // namespace
@@ -326,7 +338,7 @@ CheckpointInfo checkpoint_describe(const std::string& path) {
 }
 
 std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_desc& desc,
-                                    const Schema& schema) {
+                                    const Schema& schema, unsigned flags) {
   quiet();
   auto v = std::make_unique<DistVector>(desc, schema);  // collective; validates desc
   const Communicator& comm = v->comm();
@@ -339,7 +351,7 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
     H5 fapl = mpio_fapl(mpi);
     H5 f = open_file(path, fapl);
     info = read_info(f, path);
-    compare(info, desc, schema, path);
+    compare(info, desc, schema, flags, path);
     file = std::move(f);
   });
   // Rank r reads rows [first, first + n). On the rank count that wrote the file, the rows rank
@@ -383,11 +395,22 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
   }
   // Each dataset's checksums per writer block (io/row_checksum.hpp): stored, and this rank's
   // part of what was read, added over the ranks after the last dataset.
+  // A column the file lacks (PVEC_RESTART_ZERO_MISSING) is zero-filled instead, and its
+  // checksums are 0 on both sides.
   const int nc = ps.column_count();
   std::vector<uint64_t> stored(static_cast<size_t>(nc) * info.n_ranks), read_parts;
+  std::set<std::string> in_file;
+  for (const PropertySpec& f : info.props) in_file.insert(f.name);
   for (int c = 0; c < nc; ++c) {
     const PropertySpec& s = ps.column(c).spec;
     const std::string name = c == 0 ? "/positions" : "/properties/" + s.name;
+    if (c > 0 && !in_file.count(s.name)) {
+      const PropertyBuffer& col = ps.column(c);
+      zero_2d(col.host, col.row_bytes(ps.capacity()), static_cast<size_t>(n) * s.elem_size,
+              static_cast<size_t>(s.ncomp), false, nullptr);
+      read_parts.insert(read_parts.end(), static_cast<size_t>(info.n_ranks), 0);
+      continue;
+    }
     comm.agree("restart: reading a dataset", [&] {
       H5 dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT), H5Dclose);
       H5 fspace(dset.ok() ? H5Dget_space(dset) : -1, H5Sclose);

@@ -64,7 +64,8 @@ std::string xdmf_item(const PropertySpec& s, int64_t n, const std::string& file,
   return os.str();
 }
 
-std::string xdmf_text(const DistVector& v, int64_t n, double time, const std::string& file) {
+std::string xdmf_text(const DistVector& v, const std::vector<int>& cols, int64_t n, double time,
+                      const std::string& file) {
   const ParticleSet& ps = v.particles();
   std::ostringstream x;
   x << "<?xml version=\"1.0\" ?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
@@ -75,7 +76,8 @@ std::string xdmf_text(const DistVector& v, int64_t n, double time, const std::st
     << "      <Geometry GeometryType=\"" << (v.dim() == 2 ? "XY" : "XYZ") << "\">\n"
     << "        " << xdmf_item(ps.column(0).spec, n, file, "/positions") << "\n"
     << "      </Geometry>\n";
-  for (int c = 1; c < ps.column_count(); ++c) {
+  for (int c : cols) {
+    if (c == 0) continue;
     const PropertySpec& s = ps.column(c).spec;
     const char* type = s.ncomp == 1                       ? "Scalar"
                        : s.rank == 1 && s.extents[0] == 3 ? "Vector"
@@ -89,11 +91,14 @@ std::string xdmf_text(const DistVector& v, int64_t n, double time, const std::st
   return x.str();
 }
 
-void check_names(const DistVector& v) {
-  for (const auto& p : v.schema().props())
+void check_names(const DistVector& v, const std::vector<int>& cols) {
+  for (int c : cols) {
+    if (c == 0) continue;
+    const PropertySpec& p = v.particles().column(c).spec;
     if (p.name.find('/') != std::string::npos || p.name == ".")
       fail(PVEC_ERROR_INVALID_ARGUMENT, "property name '", p.name,
            "' cannot name an HDF5 dataset (it contains '/' or is '.')");
+  }
 }
 
 // The folder part of path ("" for a bare file name).
@@ -104,22 +109,26 @@ std::string parent_folder(const std::string& path) {
 
 // Bytes set aside at the start of the file for its metadata: object headers, attributes and
 // the global heap of the strings, with room to spare.
-hsize_t metadata_bytes(const DistVector& v, const std::vector<UserAttr>& attrs) {
-  hsize_t b = 16 * 1024 + 1024 * static_cast<hsize_t>(v.particles().column_count());
-  for (const auto& p : v.schema().props()) b += 2 * p.name.size();
+hsize_t metadata_bytes(const DistVector& v, const std::vector<int>& cols,
+                       const std::vector<UserAttr>& attrs) {
+  const hsize_t nc = cols.size();
+  hsize_t b = 16 * 1024 + 1024 * nc;
+  for (int c : cols) b += 2 * v.particles().column(c).spec.name.size();
   // Each dataset's checksums attribute.
-  b += (256 + 8 * static_cast<hsize_t>(v.comm().size())) * v.particles().column_count();
-  for (const UserAttr& a : attrs) b += 512 + 2 * (a.key.size() + a.text.size());
+  b += (256 + 8 * static_cast<hsize_t>(v.comm().size())) * nc;
+  for (const UserAttr& a : attrs)
+    b += 512 + 2 * (a.key.size() + a.text.size()) + 8 * a.numbers.size();
   return (b + 4095) / 4096 * 4096;
 }
 
 // The file's size at most: its metadata block, every dataset's rows, and room for the small
 // items HDF5 places after them (the strings' global heap, /rank_counts, the superblock).
-uint64_t file_bytes(const DistVector& v, const std::vector<UserAttr>& attrs, int64_t total) {
+uint64_t file_bytes(const DistVector& v, const std::vector<int>& cols,
+                    const std::vector<UserAttr>& attrs, int64_t total) {
   const ParticleSet& ps = v.particles();
-  uint64_t b = metadata_bytes(v, attrs) + 64 * 1024 + 8 * static_cast<uint64_t>(v.comm().size());
-  for (int c = 0; c < ps.column_count(); ++c)
-    b += static_cast<uint64_t>(total) * row_bytes(ps.column(c).spec, 0);
+  uint64_t b =
+      metadata_bytes(v, cols, attrs) + 64 * 1024 + 8 * static_cast<uint64_t>(v.comm().size());
+  for (int c : cols) b += static_cast<uint64_t>(total) * row_bytes(ps.column(c).spec, 0);
   return b;
 }
 
@@ -156,7 +165,7 @@ void check_room(const std::string& path, uint64_t bytes, bool fault) {
 // rank are agreed on, so all ranks leave together and close the file collectively. The file's own
 // close is checked.
 void write_file(DistVector& v, const std::string& tmp, int64_t step, double time,
-                const std::vector<UserAttr>& attrs, bool device) {
+                const std::vector<int>& cols, const std::vector<UserAttr>& attrs, bool device) {
   const Communicator& comm = v.comm();
   const ParticleSet& ps = v.particles();
   MPI_Comm mpi = io_comm(v);
@@ -168,13 +177,13 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
 
   comm.agree("pvec_checkpoint_write: checking the room for the file", [&] {
     // Every rank: each has its own size limit, and writes up to the end of the file.
-    check_room(tmp, file_bytes(v, attrs, total), h5_fault(false));
+    check_room(tmp, file_bytes(v, cols, attrs, total), h5_fault(false));
     prepare_read(v, device);
   });
   H5 file;
   comm.agree("pvec_checkpoint_write: creating the file", [&] {
     H5 fapl = mpio_fapl(mpi);
-    H5Pset_meta_block_size(fapl, metadata_bytes(v, attrs));
+    H5Pset_meta_block_size(fapl, metadata_bytes(v, cols, attrs));
     // The 1.8 file format: object headers and the superblock carry checksums.
     H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_LATEST);
     file.reset(h5_fault() ? -1 : H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl),
@@ -182,9 +191,11 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
     if (!file.ok()) fail_h5(tmp, "cannot create the checkpoint file");
   });
   // From here on, a failure anywhere closes the file through on_error (below).
+  // Dataset k holds column cols[k].
+  const int nc = static_cast<int>(cols.size());
   H5 props_group, meta, complete_attr, counts_dset;
-  std::vector<H5> dsets(ps.column_count()), sum_attrs(ps.column_count());
-  std::vector<std::vector<hsize_t>> dims(ps.column_count());
+  std::vector<H5> dsets(nc), sum_attrs(nc);
+  std::vector<std::vector<hsize_t>> dims(nc);
   auto body = [&] {
     comm.agree("pvec_checkpoint_write: creating /properties", [&] {
       props_group.reset(
@@ -205,7 +216,8 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
     const int64_t fv = kFormatVersion, idim = v.dim(), ranks = comm.size();
     const double gw = v.ghost_width();
     std::vector<std::string> names;
-    for (const auto& p : v.schema().props()) names.push_back(p.name);
+    for (int c : cols)
+      if (c > 0) names.push_back(ps.column(c).spec.name);
     comm.agree(w, [&] { put_strings(file, "format", {kFormat}, true, tmp); });
     comm.agree(w, [&] { put_i64(file, "format_version", &fv, 1, true, tmp); });
     comm.agree(w, [&] { put_strings(file, "pvec_version", {pvec_version_string()}, true, tmp); });
@@ -229,10 +241,11 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
     });
     for (const UserAttr& a : attrs)
       comm.agree(w, [&] {
-        if (a.is_string)
+        if (a.kind == PVEC_METADATA_STRING)
           put_strings(meta, a.key.c_str(), {a.text}, true, tmp);
         else
-          put_f64(meta, a.key.c_str(), &a.number, 1, true, tmp);
+          put_f64(meta, a.key.c_str(), a.numbers.data(), a.numbers.size(),
+                  a.kind == PVEC_METADATA_NUMBER, tmp);
       });
     // 0 until every row is written: a file that says 0 was not completed.
     const int64_t zero = 0;
@@ -247,31 +260,32 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
     H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER);
     H5Pset_alloc_time(dcpl, H5D_ALLOC_TIME_EARLY);
     H5Pset_obj_track_times(dcpl, 0);
-    for (int c = 0; c < ps.column_count(); ++c) {
+    for (int k = 0; k < nc; ++k) {
+      const int c = cols[k];
       const PropertySpec& s = ps.column(c).spec;
       const std::string name = c == 0 ? "/positions" : "/properties/" + s.name;
-      dims[c] =
+      dims[k] =
           c == 0 ? std::vector<hsize_t>{static_cast<hsize_t>(total), static_cast<hsize_t>(v.dim())}
                  : dims_of(s, total);
       comm.agree("pvec_checkpoint_write: creating a dataset", [&] {
-        H5 fspace(H5Screate_simple(static_cast<int>(dims[c].size()), dims[c].data(), nullptr),
+        H5 fspace(H5Screate_simple(static_cast<int>(dims[k].size()), dims[k].data(), nullptr),
                   H5Sclose);
-        dsets[c].reset(h5_fault() ? -1
+        dsets[k].reset(h5_fault() ? -1
                                   : H5Dcreate2(file, name.c_str(), file_type(s.dtype), fspace,
                                                H5P_DEFAULT, dcpl, H5P_DEFAULT),
                        H5Dclose);
-        if (!dsets[c].ok()) fail_h5(tmp, "cannot create dataset ", name);
+        if (!dsets[k].ok()) fail_h5(tmp, "cannot create dataset ", name);
       });
       // Its rank blocks' checksums (io/row_checksum.hpp), 0 until the rows are written.
       comm.agree("pvec_checkpoint_write: creating a dataset's checksums", [&] {
         hsize_t nr = static_cast<hsize_t>(comm.size());
         const std::vector<uint64_t> zeros(nr, 0);
         H5 space(H5Screate_simple(1, &nr, nullptr), H5Sclose);
-        sum_attrs[c].reset(h5_fault() ? -1
-                                      : H5Acreate2(dsets[c], "checksums", H5T_STD_U64LE, space,
+        sum_attrs[k].reset(h5_fault() ? -1
+                                      : H5Acreate2(dsets[k], "checksums", H5T_STD_U64LE, space,
                                                    H5P_DEFAULT, H5P_DEFAULT),
                            H5Aclose);
-        if (!sum_attrs[c].ok() || H5Awrite(sum_attrs[c], H5T_NATIVE_UINT64, zeros.data()) < 0)
+        if (!sum_attrs[k].ok() || H5Awrite(sum_attrs[k], H5T_NATIVE_UINT64, zeros.data()) < 0)
           fail_h5(tmp, "cannot write attribute checksums of ", name);
       });
     }
@@ -297,8 +311,9 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
     ScratchBuffer& scratch = v.io_staging();
     // This rank's block's checksum of each dataset: summed by the file thread after each
     // block's write, while the staging thread prepares the next block.
-    std::vector<uint64_t> sums(ps.column_count(), 0);
-    for (int c = 0; c < ps.column_count(); ++c) {
+    std::vector<uint64_t> sums(nc, 0);
+    for (int k = 0; k < nc; ++k) {
+      const int c = cols[k];
       const PropertySpec& s = ps.column(c).spec;
       comm.agree("pvec_checkpoint_write: writing a dataset", [&] {
         const int64_t block = stage_rows(s, 0);
@@ -307,7 +322,7 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
         auto* direct = const_cast<unsigned char*>(direct_rows(ps, c, device, 0));
         uint64_t sum = 0;
         const bool ok = move_rows(
-            dsets[c], true, mem_type(s.dtype), dxpl, dims[c], first, n, block, rb,
+            dsets[k], true, mem_type(s.dtype), dxpl, dims[k], first, n, block, rb,
             device && ps.cuda(), direct, pipe,
             [&](int64_t b0, int64_t count, unsigned char* buf) {
               read_rows(ps, c, device, 0, b0, count, buf, scratch);
@@ -316,22 +331,21 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
               sum += word_sum(buf, static_cast<size_t>(count) * rb,
                               k0 + static_cast<uint64_t>(b0) * rb / 4);
             });
-        sums[c] = sum;
+        sums[k] = sum;
         if (!ok)
           fail_h5(tmp, "cannot write dataset ", c == 0 ? "/positions" : "/properties/" + s.name);
       });
     }
     // Every rank's checksums, then each dataset's attribute (collective, the same values).
-    const int nc = ps.column_count();
     std::vector<uint64_t> all(static_cast<size_t>(nc) * comm.size());
     comm.allgather_bytes(sums.data(), sizeof(uint64_t) * nc, all.data());
-    for (int c = 0; c < nc; ++c)
+    for (int k = 0; k < nc; ++k)
       comm.agree("pvec_checkpoint_write: writing a dataset's checksums", [&] {
         std::vector<uint64_t> per_rank(comm.size());
-        for (int r = 0; r < comm.size(); ++r) per_rank[r] = all[static_cast<size_t>(r) * nc + c];
-        if (h5_fault() || H5Awrite(sum_attrs[c], H5T_NATIVE_UINT64, per_rank.data()) < 0)
+        for (int r = 0; r < comm.size(); ++r) per_rank[r] = all[static_cast<size_t>(r) * nc + k];
+        if (h5_fault() || H5Awrite(sum_attrs[k], H5T_NATIVE_UINT64, per_rank.data()) < 0)
           fail_h5(tmp, "cannot write the checksums of dataset ",
-                  c == 0 ? "/positions" : "/properties/" + ps.column(c).spec.name);
+                  cols[k] == 0 ? "/positions" : "/properties/" + ps.column(cols[k]).spec.name);
       });
     comm.agree("pvec_checkpoint_write: writing /rank_counts", [&] {
       H5 coll = transfer_dxpl(H5FD_MPIO_COLLECTIVE);
@@ -371,9 +385,10 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
 }  // namespace
 
 void checkpoint_write(DistVector& v, const std::string& path, int64_t step, double time,
-                      const std::vector<UserAttr>& attrs, unsigned flags) {
+                      const std::vector<int>& cols, const std::vector<UserAttr>& attrs,
+                      unsigned flags) {
   quiet();
-  check_names(v);
+  check_names(v, cols);
   const bool device = (flags & PVEC_ON_DEVICE) != 0;
   const Communicator& comm = v.comm();
   const std::string tmp = path + ".tmp";
@@ -382,7 +397,7 @@ void checkpoint_write(DistVector& v, const std::string& path, int64_t step, doub
     if (comm.rank() == 0) make_folders(parent_folder(path));  // as mkdir -p
   });
   try {
-    write_file(v, tmp, step, time, attrs, device);
+    write_file(v, tmp, step, time, cols, attrs, device);
   } catch (...) {
     // Every rank is here (each step was agreed on) and the file is closed: drop it.
     if (comm.rank() == 0) std::remove(tmp.c_str());
@@ -397,7 +412,7 @@ void checkpoint_write(DistVector& v, const std::string& path, int64_t step, doub
       fail_io("cannot rename the finished checkpoint to", path);
     }
     if (v.dim() >= 2 && v.dim() <= 3)
-      write_file_atomic(sidecar_path(path), xdmf_text(v, total, time, base_name(path)));
+      write_file_atomic(sidecar_path(path), xdmf_text(v, cols, total, time, base_name(path)));
   });
 }
 

@@ -253,7 +253,7 @@ const char* vtk_type(pvec_dtype d) {
 }
 
 void write_vtk(DistVector& v, const std::string& prefix, int64_t step, double time,
-               unsigned flags) {
+               const std::vector<int>& cols, unsigned flags) {
   const bool device = (flags & PVEC_ON_DEVICE) != 0;
   const bool rank_array = (flags & PVEC_VTK_RANK_ARRAY) != 0;
   const Communicator& comm = v.comm();
@@ -262,11 +262,11 @@ void write_vtk(DistVector& v, const std::string& prefix, int64_t step, double ti
   const std::string stem = step_name(base, step);  // run_000042
   const std::string piece_rel = stem + "/" + base + "_" + rank_name(comm.rank()) + ".vtp";
 
-  // Every property's VTK type and component count, in declaration order (for the .pvtp).
+  // Each listed property's VTK type and component count, in declaration order (for the .pvtp).
   const ParticleSet& ps = v.particles();
   const int64_t n = ps.n_local();
   std::vector<Array> headers;
-  for (int c = 1; c < ps.column_count(); ++c) {
+  for (int c : cols) {
     const PropertySpec& s = ps.column(c).spec;
     headers.push_back(Array{s.name, vtk_type(s.dtype), s.ncomp, Array::Source::column, c,
                             static_cast<uint64_t>(n) * row_bytes(s, 0)});

@@ -10,8 +10,10 @@
 
 namespace pvec::impl::io {
 
-// Collective. flags: PVEC_ON_DEVICE, PVEC_VTK_RANK_ARRAY (validated by the caller).
-void write_vtk(DistVector& v, const std::string& prefix, int64_t step, double time, unsigned flags);
+// Collective. cols: the property columns written (ascending, >= 1; the positions always are);
+// flags: PVEC_ON_DEVICE, PVEC_VTK_RANK_ARRAY (validated by the caller).
+void write_vtk(DistVector& v, const std::string& prefix, int64_t step, double time,
+               const std::vector<int>& cols, unsigned flags);
 
 // The VTK type name of a pvec dtype ("Float64").
 const char* vtk_type(pvec_dtype d);

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -249,7 +251,11 @@ TEST_CASE("checkpoint, describe and restart through pvec.hpp", "[cpp][io]") {
     require_error([&] { v.checkpoint(path); }, PVEC_ERROR_NOT_SUPPORTED);
     return;
   }
-  v.checkpoint(path, 12, 0.75, {{"case", "cpp"}}, {{"dt", 0.01}});
+  pvec::metadata meta;
+  meta.strings = {{"case", "cpp"}};
+  meta.numbers = {{"dt", 0.01}};
+  meta.arrays = {{"g", {0.0, -9.81}}, {"one", {2.5}}};
+  v.checkpoint(path, 12, 0.75, meta);
   const pvec::checkpoint_info info = pvec::checkpoint_describe(path);
   CHECK(info.step == 12);
   CHECK(info.time == 0.75);
@@ -257,18 +263,37 @@ TEST_CASE("checkpoint, describe and restart through pvec.hpp", "[cpp][io]") {
   REQUIRE(info.properties.count() == 3);
   CHECK(info.properties.property(1).name == "vel");
   CHECK(info.properties.property(2).rank == 2);
-  REQUIRE(info.strings.size() == 1);
-  CHECK((info.strings[0].first == "case" && info.strings[0].second == "cpp"));
-  REQUIRE(info.numbers.size() == 1);
-  CHECK((info.numbers[0].first == "dt" && info.numbers[0].second == 0.01));
+  REQUIRE(info.metadata.strings.size() == 1);
+  CHECK((info.metadata.strings[0].first == "case" && info.metadata.strings[0].second == "cpp"));
+  REQUIRE(info.metadata.numbers.size() == 1);
+  CHECK((info.metadata.numbers[0].first == "dt" && info.metadata.numbers[0].second == 0.01));
+  REQUIRE(info.metadata.arrays.size() == 2);
+  CHECK(info.metadata.arrays[0].first == "g");
+  CHECK(info.metadata.arrays[0].second == std::vector<double>{0.0, -9.81});
+  CHECK(info.metadata.arrays[1].second == std::vector<double>{2.5});  // an array of one stays one
   pvec::vector r = pvec::checkpoint_restart(path, info.desc, info.properties);
   CHECK(r.size() == 50);
   require_error([&] { (void)pvec::checkpoint_describe(path + ".none"); }, PVEC_ERROR_IO);
+  // Only "vel" saved: the full schema restarts with PVEC_RESTART_ZERO_MISSING, not without.
+  v.checkpoint(path, 13, 1.0, {1});
+  const pvec::checkpoint_info part = pvec::checkpoint_describe(path);
+  REQUIRE(part.properties.count() == 1);
+  CHECK(part.properties.property(0).name == "vel");
+  require_error([&] { (void)pvec::checkpoint_restart(path, info.desc, info.properties); },
+                PVEC_ERROR_INVALID_ARGUMENT);
+  pvec::vector z =
+      pvec::checkpoint_restart(path, info.desc, info.properties, PVEC_RESTART_ZERO_MISSING);
+  CHECK(z.size() == 50);
   std::remove(path.c_str());
   std::remove((path.substr(0, path.size() - 3) + ".xmf").c_str());
   const std::string dir = "cpp_hpp_vtk_" + std::to_string(getpid());
   v.write_vtk(dir + "/deeper/p", 3, 0.5, PVEC_VTK_RANK_ARRAY);  // folders made as needed
   CHECK(std::filesystem::exists(dir + "/deeper/p.pvd"));
+  v.write_vtk(dir + "/few/p", 3, 0.5, {2});  // the tensor only: a list, not flags 2
+  std::ifstream pvtp(dir + "/few/p_000003.pvtp");
+  const std::string text((std::istreambuf_iterator<char>(pvtp)), std::istreambuf_iterator<char>());
+  CHECK(text.find("Name=\"vel\"") == std::string::npos);
+  CHECK(text.find("Name=\"stress\" NumberOfComponents=\"4\"") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

@@ -205,10 +205,11 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
        [](pvec_vector_t v) { return pvec_vector_get_op_stats(v, &ops); }},
       // 9. Output and restart: the handle is checked before any file is touched.
       {"pvec_vtk_write",
-       [](pvec_vector_t v) { return pvec_vtk_write(v, "hardening_vtk", 0, 0.0, 0); }},
+       [](pvec_vector_t v) { return pvec_vtk_write(v, "hardening_vtk", 0, 0.0, nullptr, 0, 0); }},
       {"pvec_checkpoint_write",
        [](pvec_vector_t v) {
-         return pvec_checkpoint_write(v, "hardening.h5", 0, 0.0, 0, nullptr, nullptr, nullptr, 0);
+         return pvec_checkpoint_write(v, "hardening.h5", 0, 0.0, nullptr, 0, 0, nullptr, nullptr,
+                                      nullptr, nullptr, 0);
        }},
       {"pvec_vector_destroy", [](pvec_vector_t v) { return pvec_vector_destroy(v); }},
   };
@@ -914,8 +915,38 @@ std::vector<Row> build_rows(Ctx& c) {
         Vtk{"time Inf", "hardening_vtk", 0, HUGE_VAL, 0},
         Vtk{"flags 1<<9", "hardening_vtk", 0, 0.0, 1u << 9},
         Vtk{"flags MAP_REMOVE_OUTSIDE", "hardening_vtk", 0, 0.0, PVEC_MAP_REMOVE_OUTSIDE}})
-    add("pvec_vtk_write", b.what, IA,
-        [b](Ctx& x) { return pvec_vtk_write(x.witness.get(), b.prefix, b.step, b.time, b.flags); });
+    add("pvec_vtk_write", b.what, IA, [b](Ctx& x) {
+      return pvec_vtk_write(x.witness.get(), b.prefix, b.step, b.time, nullptr, 0, b.flags);
+    });
+  // Property lists of the writers: a negative count, a repeat, an index out of range.
+  static const int twice[] = {0, 0};
+  static const int beyond[] = {0, 1 << 20};
+  static const int minus2[] = {-2};
+  struct Plist {
+    const char* what;
+    const int* props;
+    int nprops;
+    pvec_status want;
+  };
+  for (const Plist b : {Plist{"nprops -1", twice, -1, IA}, Plist{"a property twice", twice, 2, IA},
+                        Plist{"PVEC_NO_PROPS with nprops 1", PVEC_NO_PROPS, 1, IA},
+                        Plist{"index 2^20", beyond, 2, PVEC_ERROR_OUT_OF_RANGE},
+                        Plist{"index -2", minus2, 1, PVEC_ERROR_OUT_OF_RANGE}}) {
+    add("pvec_vtk_write", b.what, b.want, [b](Ctx& x) {
+      return pvec_vtk_write(x.witness.get(), "hardening_vtk", 0, 0.0, b.props, b.nprops, 0);
+    });
+    add("pvec_checkpoint_write", b.what, b.want, [b](Ctx& x) {
+      return pvec_checkpoint_write(x.witness.get(), "hardening.h5", 0, 0.0, b.props, b.nprops, 0,
+                                   nullptr, nullptr, nullptr, nullptr, 0);
+    });
+  }
+  static const char* key1[] = {"k"};
+  for (int bad : {-1, std::numeric_limits<int>::min(), PVEC_METADATA_MAX_VALUES + 1})
+    add("pvec_checkpoint_write", "counts[0] " + std::to_string(bad), IA, [bad](Ctx& x) {
+      static const double one[] = {1};
+      return pvec_checkpoint_write(x.witness.get(), "hardening.h5", 0, 0.0, nullptr, 0, 1, key1,
+                                   nullptr, one, &bad, 0);
+    });
   static const char* keys2[] = {"k", "k"};
   static const char* null_key[] = {nullptr};
   static const double nums[] = {1, 2};
@@ -940,8 +971,8 @@ std::vector<Row> build_rows(Ctx& c) {
                        Ckpt{"numbers NULL for a number", "hardening.h5", 0.0, 1, keys2, nullptr, 0},
                        Ckpt{"flags 1<<4", "hardening.h5", 0.0, 0, nullptr, nullptr, 1u << 4}})
     add("pvec_checkpoint_write", b.what, IA, [b](Ctx& x) {
-      return pvec_checkpoint_write(x.witness.get(), b.path, 0, b.time, b.n, b.keys, nullptr,
-                                   b.numbers, b.flags);
+      return pvec_checkpoint_write(x.witness.get(), b.path, 0, b.time, nullptr, 0, b.n, b.keys,
+                                   nullptr, b.numbers, nullptr, b.flags);
     });
   add("pvec_checkpoint_describe", "path NULL", IA,
       [](Ctx&) { return pvec_checkpoint_describe(nullptr, nullptr, nullptr, nullptr, nullptr); });
@@ -970,7 +1001,7 @@ std::vector<Row> build_rows(Ctx& c) {
       [](Ctx&) { return pvec_checkpoint_get_metadata_count("hardening_no_such.h5", nullptr); });
   add("pvec_checkpoint_get_metadata", "path NULL", IA, [](Ctx&) {
     return pvec_checkpoint_get_metadata(nullptr, 0, nullptr, 0, nullptr, nullptr, nullptr, 0,
-                                        nullptr);
+                                        nullptr, 0);
   });
   {
     int hdf5 = 0;
@@ -982,7 +1013,7 @@ std::vector<Row> build_rows(Ctx& c) {
     });
     add("pvec_checkpoint_get_metadata", "no such file", none, [](Ctx&) {
       return pvec_checkpoint_get_metadata("hardening_no_such.h5", 0, nullptr, 0, nullptr, nullptr,
-                                          nullptr, 0, nullptr);
+                                          nullptr, 0, nullptr, 0);
     });
   }
   add("pvec_checkpoint_restart", "path NULL", IA, [](Ctx& x) {
@@ -1008,6 +1039,12 @@ std::vector<Row> build_rows(Ctx& c) {
     const pvec_vector_desc d = capi::make_desc(4);
     pvec_vector_t out = nullptr;
     return pvec_checkpoint_restart("hardening_no_such.h5", &d, x.schema, 1, &out);
+  });
+  add("pvec_checkpoint_restart", "flags PVEC_CELLS_GHOSTS", IA, [](Ctx& x) {
+    const pvec_vector_desc d = capi::make_desc(4);
+    pvec_vector_t out = nullptr;
+    return pvec_checkpoint_restart("hardening_no_such.h5", &d, x.schema,
+                                   PVEC_RESTART_SKIP_EXTRA | PVEC_CELLS_GHOSTS, &out);
   });
 
   // ---- Neighbour search (section 10): bad vectors, bad lists, bad arguments. ----

@@ -54,7 +54,8 @@ struct Small {
   Small(const std::string& name) : path(path_for(name)), d(make_desc(2, PVEC_FLOAT64, false)) {
     pvec_vector_t v = make_vector(d, 10, 10 * rank(), &p);
     DIST_OK(pvec_map(v, 0, nullptr));
-    DIST_OK(pvec_checkpoint_write(v, path.c_str(), 1, 0.5, 0, nullptr, nullptr, nullptr, 0));
+    DIST_OK(pvec_checkpoint_write(v, path.c_str(), 1, 0.5, nullptr, 0, 0, nullptr, nullptr, nullptr,
+                                  nullptr, 0));
     pvec_vector_destroy(v);
   }
   ~Small() { remove_files(path); }

@@ -192,33 +192,62 @@ TEST_CASE("checkpoint write: bad arguments change nothing; a failed write leaves
     std::function<pvec_status()> call;
   };
   const char* path = c.path.c_str();
-  const Bad bad[] = {
-      {"path NULL", PVEC_ERROR_INVALID_ARGUMENT,
-       [&] { return pvec_checkpoint_write(v, nullptr, 0, 0, 0, nullptr, nullptr, nullptr, 0); }},
-      {"path empty", PVEC_ERROR_INVALID_ARGUMENT,
-       [&] { return pvec_checkpoint_write(v, "", 0, 0, 0, nullptr, nullptr, nullptr, 0); }},
-      {"time NaN", PVEC_ERROR_INVALID_ARGUMENT,
-       [&] { return pvec_checkpoint_write(v, path, 0, NAN, 0, nullptr, nullptr, nullptr, 0); }},
-      {"n_attrs < 0", PVEC_ERROR_INVALID_ARGUMENT,
-       [&] { return pvec_checkpoint_write(v, path, 0, 0, -1, nullptr, nullptr, nullptr, 0); }},
-      {"keys NULL", PVEC_ERROR_INVALID_ARGUMENT,
-       [&] { return pvec_checkpoint_write(v, path, 0, 0, 1, nullptr, nullptr, nums, 0); }},
-      {"repeated key", PVEC_ERROR_INVALID_ARGUMENT,
-       [&] { return pvec_checkpoint_write(v, path, 0, 0, 2, keys, nullptr, nums, 0); }},
-      {"empty key", PVEC_ERROR_INVALID_ARGUMENT,
-       [&] { return pvec_checkpoint_write(v, path, 0, 0, 1, empty_key, nullptr, nums, 0); }},
-      {"numbers NULL", PVEC_ERROR_INVALID_ARGUMENT,
-       [&] { return pvec_checkpoint_write(v, path, 0, 0, 1, keys, nullptr, nullptr, 0); }},
-      {"flags", PVEC_ERROR_INVALID_ARGUMENT,
-       [&] { return pvec_checkpoint_write(v, path, 0, 0, 0, nullptr, nullptr, nullptr, 64); }},
-      {"NULL handle", PVEC_ERROR_INVALID_HANDLE,
-       [&] { return pvec_checkpoint_write(nullptr, path, 0, 0, 0, nullptr, nullptr, nullptr, 0); }},
-      // A folder of the path is a file: rank 0 (which makes the folders) reports IO naming it,
-      // the others hear of it.
-      {"a folder that is a file", rank() == 0 ? PVEC_ERROR_IO : PVEC_ERROR_MPI, [&] {
-         return pvec_checkpoint_write(v, (c.path + "/x.h5").c_str(), 0, 0, 0, nullptr, nullptr,
-                                      nullptr, 0);
-       }}};
+  const Bad bad[] = {{"path NULL", PVEC_ERROR_INVALID_ARGUMENT,
+                      [&] {
+                        return pvec_checkpoint_write(v, nullptr, 0, 0, nullptr, 0, 0, nullptr,
+                                                     nullptr, nullptr, nullptr, 0);
+                      }},
+                     {"path empty", PVEC_ERROR_INVALID_ARGUMENT,
+                      [&] {
+                        return pvec_checkpoint_write(v, "", 0, 0, nullptr, 0, 0, nullptr, nullptr,
+                                                     nullptr, nullptr, 0);
+                      }},
+                     {"time NaN", PVEC_ERROR_INVALID_ARGUMENT,
+                      [&] {
+                        return pvec_checkpoint_write(v, path, 0, NAN, nullptr, 0, 0, nullptr,
+                                                     nullptr, nullptr, nullptr, 0);
+                      }},
+                     {"n_attrs < 0", PVEC_ERROR_INVALID_ARGUMENT,
+                      [&] {
+                        return pvec_checkpoint_write(v, path, 0, 0, nullptr, 0, -1, nullptr,
+                                                     nullptr, nullptr, nullptr, 0);
+                      }},
+                     {"keys NULL", PVEC_ERROR_INVALID_ARGUMENT,
+                      [&] {
+                        return pvec_checkpoint_write(v, path, 0, 0, nullptr, 0, 1, nullptr, nullptr,
+                                                     nums, nullptr, 0);
+                      }},
+                     {"repeated key", PVEC_ERROR_INVALID_ARGUMENT,
+                      [&] {
+                        return pvec_checkpoint_write(v, path, 0, 0, nullptr, 0, 2, keys, nullptr,
+                                                     nums, nullptr, 0);
+                      }},
+                     {"empty key", PVEC_ERROR_INVALID_ARGUMENT,
+                      [&] {
+                        return pvec_checkpoint_write(v, path, 0, 0, nullptr, 0, 1, empty_key,
+                                                     nullptr, nums, nullptr, 0);
+                      }},
+                     {"numbers NULL", PVEC_ERROR_INVALID_ARGUMENT,
+                      [&] {
+                        return pvec_checkpoint_write(v, path, 0, 0, nullptr, 0, 1, keys, nullptr,
+                                                     nullptr, nullptr, 0);
+                      }},
+                     {"flags", PVEC_ERROR_INVALID_ARGUMENT,
+                      [&] {
+                        return pvec_checkpoint_write(v, path, 0, 0, nullptr, 0, 0, nullptr, nullptr,
+                                                     nullptr, nullptr, 64);
+                      }},
+                     {"NULL handle", PVEC_ERROR_INVALID_HANDLE,
+                      [&] {
+                        return pvec_checkpoint_write(nullptr, path, 0, 0, nullptr, 0, 0, nullptr,
+                                                     nullptr, nullptr, nullptr, 0);
+                      }},
+                     // A folder of the path is a file: rank 0 (which makes the folders) reports IO
+                     // naming it, the others hear of it.
+                     {"a folder that is a file", rank() == 0 ? PVEC_ERROR_IO : PVEC_ERROR_MPI, [&] {
+                        return pvec_checkpoint_write(v, (c.path + "/x.h5").c_str(), 0, 0, nullptr,
+                                                     0, 0, nullptr, nullptr, nullptr, nullptr, 0);
+                      }}};
   for (const Bad& b : bad) {
     const pvec_status s = b.call();
     if (s != b.want)
@@ -234,7 +263,8 @@ TEST_CASE("checkpoint write: bad arguments change nothing; a failed write leaves
   f.require("bad writes");
   // Missing folders are created, as mkdir -p.
   const std::string deep = c.path + ".d/a/b/x.h5";
-  DIST_OK(pvec_checkpoint_write(v, deep.c_str(), 0, 0, 0, nullptr, nullptr, nullptr, 0));
+  DIST_OK(pvec_checkpoint_write(v, deep.c_str(), 0, 0, nullptr, 0, 0, nullptr, nullptr, nullptr,
+                                nullptr, 0));
   if (!std::ifstream(deep)) f.add("no checkpoint in the folders made for it");
   barrier();
   remove_files(deep);

@@ -49,7 +49,8 @@ TEST_CASE("a byte flipped in any dataset is found by the restart", "[io][errors]
   pvec_vector_t v = make_vector(d, 40 + 7 * rank(), 1000 * rank(), &p);
   DIST_OK(pvec_map(v, 0, nullptr));
   const std::string path = path_for("sums"), copy = path_for("sums_copy");
-  DIST_OK(pvec_checkpoint_write(v, path.c_str(), 3, 0.5, 0, nullptr, nullptr, nullptr, 0));
+  DIST_OK(pvec_checkpoint_write(v, path.c_str(), 3, 0.5, nullptr, 0, 0, nullptr, nullptr, nullptr,
+                                nullptr, 0));
   pvec_vector_destroy(v);
   Failures f;
   std::string msg;

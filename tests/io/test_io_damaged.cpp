@@ -422,7 +422,8 @@ TEST_CASE("a checkpoint's header rewritten every way is an IO status, never a cr
       for (int k = 0; k < 2; ++k) set_pos(pos, i, k, rng.uniform(0.0, 0.99));
     fill_values(v, p, 0, n_local(v), 3);
     DIST_OK(pvec_map(v, 0, nullptr));
-    DIST_OK(pvec_checkpoint_write(v, path.c_str(), 4, 0.25, 0, nullptr, nullptr, nullptr, 0));
+    DIST_OK(pvec_checkpoint_write(v, path.c_str(), 4, 0.25, nullptr, 0, 0, nullptr, nullptr,
+                                  nullptr, nullptr, 0));
     DIST_OK(pvec_vector_destroy(v));
   }
   desc.n_particles = 0;

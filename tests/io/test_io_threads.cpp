@@ -190,7 +190,8 @@ std::string checkpoint_of_made(const std::string& dir, const std::string& name) 
   Props p;
   pvec_vector_t v = make(&p);
   const std::string h5 = dir + "/" + name;
-  DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 1, 0.5, 0, nullptr, nullptr, nullptr, 0));
+  DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 1, 0.5, nullptr, 0, 0, nullptr, nullptr, nullptr,
+                                nullptr, 0));
   DIST_OK(pvec_vector_destroy(v));
   return h5;
 }
@@ -224,7 +225,8 @@ TEST_CASE("file blocks: the same bytes at 1, 2 and 3 host threads", "[io][thread
     const std::string tag = std::to_string(t);
     const std::string h5 = dir + "/ckpt" + tag + ".h5";
     if (hdf5) {
-      DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 3, 0.25, 0, nullptr, nullptr, nullptr, 0));
+      DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 3, 0.25, nullptr, 0, 0, nullptr, nullptr,
+                                    nullptr, nullptr, 0));
 #ifndef PVEC_TEST_NO_HDF5
       if (rank() == 0) ckpt[t] = datasets(h5);
 #endif
@@ -234,8 +236,8 @@ TEST_CASE("file blocks: the same bytes at 1, 2 and 3 host threads", "[io][thread
       restarts_n[t] = snap.n_local;
     }
     const std::string run = dir + "/run" + tag, dev = dir + "/dev" + tag;
-    DIST_OK(pvec_vtk_write(v, run.c_str(), 0, 0.0, PVEC_VTK_RANK_ARRAY));
-    DIST_OK(pvec_vtk_write(v, dev.c_str(), 0, 0.0, PVEC_ON_DEVICE));
+    DIST_OK(pvec_vtk_write(v, run.c_str(), 0, 0.0, nullptr, 0, PVEC_VTK_RANK_ARRAY));
+    DIST_OK(pvec_vtk_write(v, dev.c_str(), 0, 0.0, nullptr, 0, PVEC_ON_DEVICE));
     std::snprintf(piece, sizeof piece, "/run%d_000000/run%d_%04d.vtp", t, t, rank());
     vtp[t] = slurp(dir + piece);
     std::snprintf(piece, sizeof piece, "/dev%d_000000/dev%d_%04d.vtp", t, t, rank());
@@ -374,8 +376,8 @@ TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and
       if (hdf5) {
         const std::string h5 = dir + "/bad" + tag + ".h5";
         if (rank() == failing) BlockPipeline::inject_fault_for_tests(3, in_memory);
-        const pvec_status s =
-            pvec_checkpoint_write(v, h5.c_str(), 0, 0, 0, nullptr, nullptr, nullptr, 0);
+        const pvec_status s = pvec_checkpoint_write(v, h5.c_str(), 0, 0, nullptr, 0, 0, nullptr,
+                                                    nullptr, nullptr, nullptr, 0);
         BlockPipeline::inject_fault_for_tests(-1);
         if (s != want)
           f.addf(what, "checkpoint write: ", pvec_status_string(s), ", want ",
@@ -385,7 +387,8 @@ TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and
 
         // A good file, then a restart whose reads fail on the last rank (file calls only: a
         // restart's memory step is an unstaging).
-        DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 0, 0, 0, nullptr, nullptr, nullptr, 0));
+        DIST_OK(pvec_checkpoint_write(v, h5.c_str(), 0, 0, nullptr, 0, 0, nullptr, nullptr, nullptr,
+                                      nullptr, 0));
         pvec_schema_t sc = nullptr;
         const pvec_vector_desc d = described(h5, &sc);
         for (const char* pread : {"1", "0"}) {  // pread on the host threads, then HDF5's reads
@@ -403,7 +406,7 @@ TEST_CASE("file blocks: a failure mid-column is an error on every rank, at 1 and
       }
       const std::string run = dir + "/bad" + tag;
       if (rank() == failing) BlockPipeline::inject_fault_for_tests(3, in_memory);
-      const pvec_status s = pvec_vtk_write(v, run.c_str(), 0, 0.0, 0);
+      const pvec_status s = pvec_vtk_write(v, run.c_str(), 0, 0.0, nullptr, 0, 0);
       BlockPipeline::inject_fault_for_tests(-1);
       if (s != want)
         f.addf(what, "write_vtk: ", pvec_status_string(s), ", want ", pvec_status_string(want));

@@ -54,10 +54,10 @@ TEST_CASE("write_vtk: pieces, index and a growing time series", "[io][vtk]") {
   const int64_t n = n_local(v);
   Failures f;
 
-  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 0, 0.0, PVEC_VTK_RANK_ARRAY));
+  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 0, 0.0, nullptr, 0, PVEC_VTK_RANK_ARRAY));
   DIST_OK(pvec_host_to_device(v, nullptr, 0));
   const pvec_test::Snapshot before = pvec_test::snapshot(v);
-  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 10, 0.5, PVEC_ON_DEVICE));
+  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 10, 0.5, nullptr, 0, PVEC_ON_DEVICE));
   if (!(pvec_test::snapshot(v) == before)) f.add("write_vtk changed the vector");
 
   char piece[64];
@@ -75,6 +75,32 @@ TEST_CASE("write_vtk: pieces, index and a growing time series", "[io][vtk]") {
         "type=\"Float32\" Name=\"Points\" NumberOfComponents=\"3\""})
     if (vtp.find(tag) == std::string::npos) f.addf("piece lacks ", tag);
   if (vtp.find("Name=\"rank\"") != std::string::npos) f.add("rank array without the flag");
+
+  // A list: only those arrays (in declaration order, whatever the list's), the points always.
+  const int few[] = {p.t23, PVEC_POS, p.f32};
+  const std::string few_prefix = dir + "/few";
+  DIST_OK(pvec_vtk_write(v, few_prefix.c_str(), 11, 0.6, few, 3, 0));
+  std::snprintf(piece, sizeof piece, "/few_000011/few_%04d.vtp", rank());
+  const std::string part = slurp(dir + piece);
+  const size_t at_f32 = part.find("Name=\"f32\""), at_t23 = part.find("Name=\"t23\"");
+  if (at_f32 == std::string::npos || at_t23 == std::string::npos || at_t23 < at_f32)
+    f.add("the listed arrays are missing or out of declaration order");
+  for (const char* absent : {"Name=\"id\"", "Name=\"v3\"", "Name=\"t57\""})
+    if (part.find(absent) != std::string::npos) f.addf("unlisted array written: ", absent);
+  if (part.find("Name=\"Points\"") == std::string::npos) f.add("no points with a list");
+  DIST_OK(pvec_vtk_write(v, few_prefix.c_str(), 12, 0.7, PVEC_NO_PROPS, 0, PVEC_VTK_RANK_ARRAY));
+  std::snprintf(piece, sizeof piece, "/few_000012/few_%04d.vtp", rank());
+  const std::string bare = slurp(dir + piece);
+  if (bare.find("Name=\"f32\"") != std::string::npos ||
+      bare.find("Name=\"rank\"") == std::string::npos)
+    f.add("PVEC_NO_PROPS: the positions and the rank array only");
+  // Bad lists: refused on every rank, nothing written.
+  const int twice[] = {p.f32, p.f32};
+  CHECK(pvec_vtk_write(v, (dir + "/bad").c_str(), 0, 0.0, twice, 2, 0) ==
+        PVEC_ERROR_INVALID_ARGUMENT);
+  const int beyond[] = {99};
+  CHECK(pvec_vtk_write(v, (dir + "/bad").c_str(), 0, 0.0, beyond, 1, 0) == PVEC_ERROR_OUT_OF_RANGE);
+  if (slurp(dir + "/bad.pvd").size() != 0) f.add("a refused write left a .pvd");
   char piece0[64];
   std::snprintf(piece0, sizeof piece0, "/run_000000/run_%04d.vtp", rank());
   if (slurp(dir + piece0).find("type=\"Int32\" Name=\"rank\"") == std::string::npos)
@@ -89,8 +115,8 @@ TEST_CASE("write_vtk: pieces, index and a growing time series", "[io][vtk]") {
 
   // A restarted series: a new vector (as after pvec_checkpoint_restart) writes later steps, and an
   // earlier step again; the entries already there stay, the repeated step is replaced.
-  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 20, 1.0, 0));
-  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 10, 0.5, 0));
+  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 20, 1.0, nullptr, 0, 0));
+  DIST_OK(pvec_vtk_write(v, prefix.c_str(), 10, 0.5, nullptr, 0, 0));
   if (rank() == 0) {
     const std::string pvd = slurp(prefix + ".pvd");
     if (count_of(pvd, "<DataSet") != 3) f.addf("pvd has not 3 entries:\n", pvd);
@@ -103,15 +129,17 @@ TEST_CASE("write_vtk: pieces, index and a growing time series", "[io][vtk]") {
 
   // Bad input: a status, no file, the vector unchanged.
   const pvec_test::Snapshot snap = pvec_test::snapshot(v);
-  CHECK(pvec_vtk_write(v, nullptr, 0, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
-  CHECK(pvec_vtk_write(v, "", 0, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
-  CHECK(pvec_vtk_write(v, prefix.c_str(), -1, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
-  CHECK(pvec_vtk_write(v, prefix.c_str(), 1, INFINITY, 0) == PVEC_ERROR_INVALID_ARGUMENT);
-  CHECK(pvec_vtk_write(v, prefix.c_str(), 1, 0, 1u << 9) == PVEC_ERROR_INVALID_ARGUMENT);
-  CHECK(pvec_vtk_write(nullptr, prefix.c_str(), 1, 0, 0) == PVEC_ERROR_INVALID_HANDLE);
+  CHECK(pvec_vtk_write(v, nullptr, 0, 0, nullptr, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_vtk_write(v, "", 0, 0, nullptr, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_vtk_write(v, prefix.c_str(), -1, 0, nullptr, 0, 0) == PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_vtk_write(v, prefix.c_str(), 1, INFINITY, nullptr, 0, 0) ==
+        PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_vtk_write(v, prefix.c_str(), 1, 0, nullptr, 0, 1u << 9) ==
+        PVEC_ERROR_INVALID_ARGUMENT);
+  CHECK(pvec_vtk_write(nullptr, prefix.c_str(), 1, 0, nullptr, 0, 0) == PVEC_ERROR_INVALID_HANDLE);
   // A folder on the way that is a file: PVEC_ERROR_IO on every rank, naming it.
   const std::string blocked = prefix + ".pvd/sub/run";
-  const pvec_status io = pvec_vtk_write(v, blocked.c_str(), 1, 0, 0);
+  const pvec_status io = pvec_vtk_write(v, blocked.c_str(), 1, 0, nullptr, 0, 0);
   CHECK(io == PVEC_ERROR_IO);
   CHECK(std::string(pvec_last_error()).find(prefix + ".pvd") != std::string::npos);
   CHECK(std::string(pvec_last_error()).find("Not a directory") != std::string::npos);
@@ -120,7 +148,7 @@ TEST_CASE("write_vtk: pieces, index and a growing time series", "[io][vtk]") {
 
   // Missing folders above the prefix are created, as mkdir -p, by ranks racing each other.
   const std::string deep = dir + "/out/a/b/run";
-  DIST_OK(pvec_vtk_write(v, deep.c_str(), 3, 0.25, 0));
+  DIST_OK(pvec_vtk_write(v, deep.c_str(), 3, 0.25, nullptr, 0, 0));
   std::snprintf(piece, sizeof piece, "/out/a/b/run_000003/run_%04d.vtp", rank());
   if (slurp(dir + piece).find("NumberOfPoints") == std::string::npos)
     f.add("no piece under the created folders");

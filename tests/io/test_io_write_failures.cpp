@@ -63,7 +63,8 @@ void check_failed(pvec_status s, bool failed_here, const std::string& path,
 
 // A write then a restart succeed and give back the particles.
 void check_recovers(Particles& x, const std::string& path, Failures& f) {
-  DIST_OK(pvec_checkpoint_write(x.v, path.c_str(), 7, 1.5, 0, nullptr, nullptr, nullptr, 0));
+  DIST_OK(pvec_checkpoint_write(x.v, path.c_str(), 7, 1.5, nullptr, 0, 0, nullptr, nullptr, nullptr,
+                                nullptr, 0));
   Props q;
   pvec_schema_t s = make_full_schema(&q);
   pvec_vector_t r = nullptr;
@@ -111,7 +112,8 @@ TEST_CASE("a write failing at any HDF5 call releases everything and keeps the ol
   if (!have_hdf5()) return;
   Particles x(300);
   const std::string path = path_for("faults");
-  DIST_OK(pvec_checkpoint_write(x.v, path.c_str(), 1, 0.5, 0, nullptr, nullptr, nullptr, 0));
+  DIST_OK(pvec_checkpoint_write(x.v, path.c_str(), 1, 0.5, nullptr, 0, 0, nullptr, nullptr, nullptr,
+                                nullptr, 0));
   const std::vector<char> before = rank() == 0 ? read_all(path) : std::vector<char>();
   const char* keys[] = {"case", "dt"};
   const char* strings[] = {"faults", nullptr};
@@ -127,8 +129,8 @@ TEST_CASE("a write failing at any HDF5 call releases everything and keeps the ol
         // Alone: only the steps a rank can fail by itself (claiming the file's space, writing
         // its rows); a collective HDF5 call fails on every rank or on none.
         if (injecting) pio::inject_h5_fault_for_tests(k, alone);
-        const pvec_status s =
-            pvec_checkpoint_write(x.v, path.c_str(), 2, 1.0, 2, keys, strings, numbers, flags);
+        const pvec_status s = pvec_checkpoint_write(x.v, path.c_str(), 2, 1.0, nullptr, 0, 2, keys,
+                                                    strings, numbers, nullptr, flags);
         const bool fired = pio::h5_fault_fired_for_tests();
         // The last rank injects in both modes: its count is the write's.
         const int64_t points = sum(rank() == size() - 1 ? pio::h5_fault_points_for_tests() : 0);
@@ -163,7 +165,8 @@ TEST_CASE("a write beyond the file size limit fails cleanly, and the next one su
   // ~190 bytes of properties per particle: 2000 particles are far beyond the 48 KiB limit.
   Particles x(2000);
   const std::string path = path_for("fsize");
-  DIST_OK(pvec_checkpoint_write(x.v, path.c_str(), 1, 0.5, 0, nullptr, nullptr, nullptr, 0));
+  DIST_OK(pvec_checkpoint_write(x.v, path.c_str(), 1, 0.5, nullptr, 0, 0, nullptr, nullptr, nullptr,
+                                nullptr, 0));
   const std::vector<char> before = rank() == 0 ? read_all(path) : std::vector<char>();
   Failures f;
   std::signal(SIGXFSZ, SIG_IGN);  // write() then fails with EFBIG instead of killing us
@@ -177,8 +180,8 @@ TEST_CASE("a write beyond the file size limit fails cleanly, and the next one su
       small.rlim_cur = 256 * 1024;
       REQUIRE(setrlimit(RLIMIT_FSIZE, &small) == 0);
     }
-    const pvec_status s =
-        pvec_checkpoint_write(x.v, path.c_str(), 2, 1.0, 0, nullptr, nullptr, nullptr, 0);
+    const pvec_status s = pvec_checkpoint_write(x.v, path.c_str(), 2, 1.0, nullptr, 0, 0, nullptr,
+                                                nullptr, nullptr, nullptr, 0);
     const std::string message = pvec_last_error();
     REQUIRE(setrlimit(RLIMIT_FSIZE, &old) == 0);
     // Which rank's write() hits the limit is up to MPI-IO (the metadata may be rank 0's):

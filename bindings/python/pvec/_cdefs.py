@@ -24,6 +24,12 @@ POS = -1
 NO_PROPS = -1
 # Flag of pvec_vtk_write (section 9): an Int32 point array "rank".
 VTK_RANK_ARRAY = 1 << 4
+# Flags of pvec_checkpoint_restart (section 9).
+RESTART_ZERO_MISSING = 1 << 10
+RESTART_SKIP_EXTRA = 1 << 11
+# pvec_metadata_kind, and the longest array attribute of a checkpoint's metadata.
+METADATA_NUMBER, METADATA_STRING, METADATA_ARRAY = 0, 1, 2
+METADATA_MAX_VALUES = 4096
 
 
 class Status(enum.IntEnum):
@@ -367,16 +373,19 @@ PROTOTYPES = {
     # 9. output and restart
     "pvec_has_hdf5": (_st, [_c_int_p]),
     "pvec_vtk_write": (_st, [_handle, ctypes.c_char_p, ctypes.c_int64, ctypes.c_double,
-                             ctypes.c_uint]),
+                             _c_int_p, ctypes.c_int, ctypes.c_uint]),
     "pvec_checkpoint_write": (_st, [_handle, ctypes.c_char_p, ctypes.c_int64, ctypes.c_double,
-                                    ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
-                                    ctypes.POINTER(ctypes.c_char_p), _c_dbl_p, ctypes.c_uint]),
+                                    _c_int_p, ctypes.c_int, ctypes.c_int,
+                                    ctypes.POINTER(ctypes.c_char_p),
+                                    ctypes.POINTER(ctypes.c_char_p), _c_dbl_p, _c_int_p,
+                                    ctypes.c_uint]),
     "pvec_checkpoint_describe": (_st, [ctypes.c_char_p, ctypes.POINTER(VectorDesc), _handle_p,
                                        _c_i64_p, _c_dbl_p]),
     "pvec_checkpoint_get_metadata_count": (_st, [ctypes.c_char_p, _c_int_p]),
     "pvec_checkpoint_get_metadata": (_st, [ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                                           ctypes.c_size_t, _c_int_p, _c_dbl_p, ctypes.c_char_p,
-                                           ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
+                                           ctypes.c_size_t, _c_int_p,
+                                           ctypes.POINTER(ctypes.c_size_t), _c_dbl_p,
+                                           ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]),
     "pvec_checkpoint_restart": (_st, [ctypes.c_char_p, ctypes.POINTER(VectorDesc), _handle, ctypes.c_uint,
                            _handle_p]),
     # 10. neighbour search (pvec_cell_list_t, pvec_verlet_t: opaque handles)

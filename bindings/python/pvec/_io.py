@@ -5,12 +5,16 @@ number of ranks, and ParaView output. Works on any object with a ``handle`` (a V
 
 import ctypes
 import dataclasses
+import numbers
 import os
 
+import numpy as np
+
 from . import _args, _runtime
-from ._schema import PropertyInfo
+from ._schema import PropertyInfo, as_schema
 from .capi import MAX_NAME as PVEC_MAX_NAME
-from .capi import Error, Flags, Status, VTK_RANK_ARRAY, call, vector_desc
+from .capi import (METADATA_MAX_VALUES, METADATA_STRING, METADATA_NUMBER, RESTART_SKIP_EXTRA,
+                   RESTART_ZERO_MISSING, Error, Flags, Status, VTK_RANK_ARRAY, call, vector_desc)
 
 __all__ = ["CheckpointInfo", "checkpoint", "checkpoint_info", "has_hdf5", "restart_handle", "write_vtk"]
 
@@ -22,38 +26,68 @@ def has_hdf5():
     return bool(flag.value)
 
 
-def checkpoint(vec, path, step=0, time=0.0, metadata=None, device=False):
-    """Write vec as one HDF5 file at path (through path.tmp, renamed when complete) with an
-    XDMF sidecar. metadata: a dict of str -> str or number, stored as attributes of
-    /metadata (every rank passes the same). device=True writes the device mirror. Collective.
-    Raises pvec.Error (NOT_SUPPORTED without parallel HDF5, IO when a file cannot be written)."""
+def _prop_list(vec, props):
+    """(int array or None, count) of a props argument: None for every property."""
+    return vec._props(props)
+
+
+def _metadata_args(metadata, where):
+    """The C arrays of pvec_checkpoint_write's metadata: keys, strings, numbers, counts."""
     items = list((metadata or {}).items())
     n = len(items)
     keys = (ctypes.c_char_p * max(n, 1))()
     strings = (ctypes.c_char_p * max(n, 1))()
-    numbers = (ctypes.c_double * max(n, 1))()
+    counts = (ctypes.c_int * max(n, 1))()
+    values = []
     for k, (key, value) in enumerate(items):
         if not isinstance(key, str):
-            raise Error(Status.INVALID_ARGUMENT, "metadata key %r is not a str" % (key,),
-                        "checkpoint")
+            raise Error(Status.INVALID_ARGUMENT, "metadata key %r is not a str" % (key,), where)
         keys[k] = key.encode("utf-8")
         if isinstance(value, str):
             strings[k] = value.encode("utf-8")
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            numbers[k] = float(value)
+        elif isinstance(value, numbers.Real) and not isinstance(value, bool):
+            values.append(float(value))
+            counts[k] = 0
         else:
-            raise Error(Status.INVALID_ARGUMENT,
-                        "metadata %r: value must be a str or a number, got %r" % (key, value),
-                        "checkpoint")
+            try:
+                arr = np.asarray(value, dtype=np.float64)
+            except (TypeError, ValueError):
+                arr = None
+            if (arr is None or arr.ndim != 1 or isinstance(value, (bytes, dict))
+                    or np.asarray(value).dtype == bool):
+                raise Error(Status.INVALID_ARGUMENT,
+                            "metadata %r: value must be a str, a number or a 1-D sequence of "
+                            "numbers, got %r" % (key, value), where)
+            if not 1 <= arr.size <= METADATA_MAX_VALUES:
+                raise Error(Status.INVALID_ARGUMENT,
+                            "metadata %r: an array holds 1 to %d numbers, this one %d"
+                            % (key, METADATA_MAX_VALUES, arr.size), where)
+            values.extend(float(x) for x in arr)
+            counts[k] = arr.size
+    numbers_arr = (ctypes.c_double * max(len(values), 1))(*values)
+    return n, keys, strings, numbers_arr, counts
+
+
+def checkpoint(vec, path, step=0, time=0.0, metadata=None, props=None, device=False):
+    """Write vec as one HDF5 file at path (through path.tmp, renamed when complete) with an
+    XDMF sidecar. props: the properties saved (names or indices; None: all; []: positions
+    only). metadata: a dict of str -> str, number, or 1-D sequence of numbers (1 to
+    pvec.capi.METADATA_MAX_VALUES; read back as a list), stored as attributes of /metadata
+    (every rank passes the same). device=True writes the device mirror. Collective. Raises
+    pvec.Error (NOT_SUPPORTED without parallel HDF5, IO when a file cannot be written)."""
+    n, keys, strings, values, counts = _metadata_args(metadata, "checkpoint")
+    arr, count = _prop_list(vec, props)
     flags = int(Flags.ON_DEVICE) if device else 0
-    call("pvec_checkpoint_write", vec.handle, os.fsencode(path), int(step), float(time), n,
-         keys, strings, numbers, flags)
+    call("pvec_checkpoint_write", vec.handle, os.fsencode(path), int(step), float(time), arr,
+         count, n, keys, strings, values, counts, flags)
 
 
-def write_vtk(vec, prefix, step=0, time=0.0, device=False, rank_array=False):
+def write_vtk(vec, prefix, step=0, time=0.0, props=None, device=False, rank_array=False):
     """pvec_vtk_write of vec (see :meth:`pvec.Vector.write_vtk`). Collective."""
     flags = (int(Flags.ON_DEVICE) if device else 0) | (VTK_RANK_ARRAY if rank_array else 0)
-    call("pvec_vtk_write", vec.handle, os.fsencode(prefix), int(step), float(time), flags)
+    arr, count = _prop_list(vec, props)
+    call("pvec_vtk_write", vec.handle, os.fsencode(prefix), int(step), float(time), arr, count,
+         flags)
 
 
 def _describe(path):
@@ -72,7 +106,7 @@ class CheckpointInfo:
     """What a checkpoint holds (:func:`checkpoint_info`): the step and time stored, the
     geometry a restart will have, the properties, as :class:`pvec.PropertyInfo` tuples
     (index, name, NumPy dtype, shape) in declaration order, and the metadata written with it
-    (a dict of str to str or float, in key order)."""
+    (a dict of str to str, float, or list of floats for an array, in key order)."""
 
     step: int
     time: float
@@ -106,18 +140,21 @@ def _metadata(path):
     call("pvec_checkpoint_get_metadata_count", raw, ctypes.byref(count))
     out = {}
     key = ctypes.create_string_buffer(4096)
-    is_string, number, length = ctypes.c_int(), ctypes.c_double(), ctypes.c_size_t()
+    kind, length = ctypes.c_int(), ctypes.c_size_t()
     for k in range(count.value):
-        call("pvec_checkpoint_get_metadata", raw, k, key, len(key), ctypes.byref(is_string),
-             ctypes.byref(number), None, 0, ctypes.byref(length))
+        call("pvec_checkpoint_get_metadata", raw, k, key, len(key), ctypes.byref(kind),
+             ctypes.byref(length), None, 0, None, 0)
         name = key.value.decode("utf-8")
-        if is_string.value:
+        if kind.value == METADATA_STRING:
             text = ctypes.create_string_buffer(length.value + 1)
-            call("pvec_checkpoint_get_metadata", raw, k, None, 0, None, None, text, len(text),
-                 None)
+            call("pvec_checkpoint_get_metadata", raw, k, None, 0, None, None, None, 0, text,
+                 len(text))
             out[name] = text.value.decode("utf-8")
         else:
-            out[name] = number.value
+            values = (ctypes.c_double * length.value)()
+            call("pvec_checkpoint_get_metadata", raw, k, None, 0, None, None, values,
+                 length.value, None, 0)
+            out[name] = values[0] if kind.value == METADATA_NUMBER else list(values)
     return out
 
 
@@ -138,17 +175,30 @@ def checkpoint_info(path):
         properties=props, metadata=_metadata(path))
 
 
-def restart_handle(path, backend="auto", pinned=True, comm=None, ghost=None):
+def restart_handle(path, backend="auto", pinned=True, comm=None, ghost=None, schema=None,
+                   zero_missing=False, skip_extra=False):
     """pvec_checkpoint_restart: the handle (an int) of a new vector made from the checkpoint at
-    path, for the caller to own. Collective."""
-    desc, schema, _, _ = _describe(path)
+    path, for the caller to own. schema: the properties wanted (a pvec.Schema or a sequence of
+    (name, dtype[, shape]); None: the file's). Collective."""
+    desc, file_schema, _, _ = _describe(path)
     try:
         if ghost is not None:
             desc.ghost_width = float(ghost)
         _args.set_location(desc, backend, pinned, comm)
+        flags = (RESTART_ZERO_MISSING if zero_missing else 0) | (
+            RESTART_SKIP_EXTRA if skip_extra else 0)
         handle = ctypes.c_void_p()
-        call("pvec_checkpoint_restart", os.fsencode(path), ctypes.byref(desc), schema, 0,
-             ctypes.byref(handle))
+        if schema is None:
+            call("pvec_checkpoint_restart", os.fsencode(path), ctypes.byref(desc), file_schema,
+                 flags, ctypes.byref(handle))
+        else:
+            wanted, owned = as_schema(schema)
+            try:
+                call("pvec_checkpoint_restart", os.fsencode(path), ctypes.byref(desc),
+                     wanted.handle, flags, ctypes.byref(handle))
+            finally:
+                if owned:
+                    wanted.close()
     finally:
-        call("pvec_schema_destroy", schema)
+        call("pvec_schema_destroy", file_schema)
     return handle.value

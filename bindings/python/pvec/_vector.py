@@ -413,25 +413,31 @@ class Vector(Handle, Distributed):
             list(self.property_names))
 
     # ---- output and restart (section 9 of pvec.h; docs/io.md) ----------------------------
-    def write_vtk(self, prefix, step=0, time=0.0, device=False, rank_array=False):
+    def write_vtk(self, prefix, step=0, time=0.0, props=None, device=False, rank_array=False):
         """Write this step for ParaView: <prefix>_<step>/<name>_<rank>.vtp per rank, the index
         <prefix>_<step>.pvtp and the series <prefix>.pvd (which keeps its earlier entries).
+        props: the properties drawn (names or indices; None: all; []: positions only).
         device=True writes the device mirror (through a staging copy; the host mirror is not
         touched); rank_array=True adds an Int32 point array "rank". Collective."""
-        _io.write_vtk(self, prefix, step, time, device, rank_array)
+        _io.write_vtk(self, prefix, step, time, props, device, rank_array)
 
-    def checkpoint(self, path, step=0, time=0.0, metadata=None, device=False):
+    def checkpoint(self, path, step=0, time=0.0, metadata=None, props=None, device=False):
         """Write an HDF5 checkpoint at path (see :func:`pvec.checkpoint`). Collective."""
-        _io.checkpoint(self, path, step=step, time=time, metadata=metadata, device=device)
-
+        _io.checkpoint(self, path, step=step, time=time, metadata=metadata, props=props,
+                       device=device)
 
 
 @api("pvec.restart")
-def restart(path, backend="auto", pinned=True, comm=None, ghost=None):
+def restart(path, backend="auto", pinned=True, comm=None, ghost=None, schema=None,
+            zero_missing=False, skip_extra=False):
     """A new :class:`Vector` from the checkpoint at path, on this run's ranks (any number): the
-    file's schema, dimension, domain and boundaries; ghost width the file's unless given;
-    particles distributed by map. backend, pinned and comm as for Vector(). Collective."""
-    handle = _io.restart_handle(path, backend, pinned, comm, ghost)
+    file's dimension, domain and boundaries; ghost width the file's unless given; particles
+    distributed by map. schema: the properties wanted (a Schema or (name, dtype[, shape])
+    tuples; None: the file's); they must be the file's unless zero_missing=True (properties
+    the file lacks start as zeros) or skip_extra=True (properties of the file not wanted are
+    not read). backend, pinned and comm as for Vector(). Collective."""
+    handle = _io.restart_handle(path, backend, pinned, comm, ghost, schema, zero_missing,
+                                skip_extra)
     vec = Vector.__new__(Vector)
     vec._adopt(handle)
     return vec

@@ -118,12 +118,14 @@ def test_checkpoint_h5py_and_restart():
     vec, x = make_vector("h5")
     d = shared_dir(vec, "h5")
     path = os.path.join(d, "ckpt.h5")
-    vec.checkpoint(path, step=7, time=1.25, metadata={"run": "py", "dt": 0.01})
+    vec.checkpoint(path, step=7, time=1.25,
+                   metadata={"run": "py", "dt": 0.01, "g": (0.0, -9.81), "one": np.array([3.0])})
     info = pvec.checkpoint_info(path)
     assert isinstance(info, pvec.CheckpointInfo)
     assert info.step == 7 and info.time == 1.25 and info.dim == 2
     assert info.periodic == (True, False)
-    assert info.metadata == {"dt": 0.01, "run": "py"}
+    assert info.metadata == {"dt": 0.01, "g": [0.0, -9.81], "one": [3.0], "run": "py"}
+    assert list(info.metadata) == ["dt", "g", "one", "run"]
     assert [(p.name, p.dtype, p.shape) for p in info.properties] == [
         (s[0], np.dtype(s[1]), () if len(s) == 2 else
          ((s[2],) if isinstance(s[2], int) else tuple(s[2]))) for s in SCHEMA]
@@ -155,6 +157,7 @@ def test_checkpoint_h5py_and_restart():
         assert f["rank_counts"][:].sum() == N_GLOBAL
         assert f["metadata"].attrs["run"] == "py"
         assert f["metadata"].attrs["dt"] == 0.01
+        assert list(f["metadata"].attrs["g"]) == [0.0, -9.81]
         ids = f["properties/id"][:]
         np.testing.assert_array_equal(f["properties/stress"][:, 1, 2], ids * 10 + 5)
         np.testing.assert_array_equal(f["positions"][:], x[ids])
@@ -167,3 +170,55 @@ def test_restart_errors_name_the_problem():
         pvec.restart("no_such_checkpoint.h5", backend="host")
     assert e.value.status == pvec.Status.IO
     assert "no_such_checkpoint.h5" in str(e.value)
+
+
+def test_chosen_properties_are_written_and_restart_fills_the_rest():
+    if not pvec.has_hdf5():
+        pytest.skip("libpvec built without parallel HDF5")
+    vec, x = make_vector("part")
+    d = shared_dir(vec, "part")
+    path = os.path.join(d, "part.h5")
+    vec.checkpoint(path, step=1, props=["vel", "id"])
+    info = pvec.checkpoint_info(path)
+    assert [p.name for p in info.properties] == ["id", "vel"]  # declaration order
+    with pytest.raises(pvec.Error) as e:
+        pvec.restart(path, backend="host", schema=SCHEMA)
+    assert e.value.status == pvec.Status.INVALID_ARGUMENT and "mass" in str(e.value)
+    r = pvec.restart(path, backend="host", schema=SCHEMA, zero_missing=True)
+    ids = np.array(r["id"][:])
+    np.testing.assert_array_equal(np.array(r["vel"][2][:]), ids + 200)
+    assert not np.array(r["mass"][:]).any() and not np.array(r["stress"][1, 2][:]).any()
+    r.destroy()
+    # Only "id" wanted from a file that has "vel" too.
+    with pytest.raises(pvec.Error):
+        pvec.restart(path, backend="host", schema=[("id", np.int64)])
+    r = pvec.restart(path, backend="host", schema=[("id", np.int64)], skip_extra=True)
+    assert r.prop_count == 1 and r.allreduce([float(r.size)])[0] == N_GLOBAL
+    r.destroy()
+    vec.checkpoint(path, props=[])  # the positions only
+    assert pvec.checkpoint_info(path).properties == ()
+    for bad in ({"k": [[1.0, 2.0]]}, {"k": []}, {"k": None}, {"k": True}, {1: 2.0},
+                {"k": np.zeros(pvec.capi.METADATA_MAX_VALUES + 1)}):
+        with pytest.raises(pvec.Error) as e:
+            vec.checkpoint(path, metadata=bad)
+        assert e.value.status == pvec.Status.INVALID_ARGUMENT
+    with pytest.raises(pvec.Error) as e:
+        vec.checkpoint(path, props=["vel", "vel"])
+    assert e.value.status == pvec.Status.INVALID_ARGUMENT
+    with pytest.raises(KeyError):
+        vec.checkpoint(path, props=["no such"])
+    vec.destroy()
+
+
+def test_vtk_writes_the_chosen_properties():
+    vec, x = make_vector("vtkpart")
+    d = shared_dir(vec, "vtkpart")
+    prefix = os.path.join(d, "few")
+    vec.write_vtk(prefix, step=2, props=["mass"], rank_array=True)
+    with open(prefix + "_000002.pvtp") as f:
+        text = f.read()
+    assert 'Name="mass"' in text and 'Name="rank"' in text and 'Name="vel"' not in text
+    vec.write_vtk(prefix, step=3, props=[])
+    with open(prefix + "_000003.pvtp") as f:
+        assert "<PDataArray type=\"Float64\" Name=\"Points\"" in f.read()
+    vec.destroy()
