@@ -14,6 +14,7 @@
  *   8. Diagnostics
  *   9. Output and restart: ParaView files (VTK XML) and HDF5 checkpoints
  *  10. Neighbour search: cell lists, locality sort, Verlet lists
+ *  11. Load balance: how evenly the particles and their cost are spread over the ranks
  *
  * ---------------------------------------------------------------------------------------
  * The layout contract (the product; see docs/layout.md for the long version)
@@ -1287,6 +1288,31 @@ PVEC_API pvec_status pvec_verlet_check(pvec_verlet_t list, int* rebuild);
 /** Free the list. Its arrays are invalid afterwards. Local.
  *  Errors: INVALID_HANDLE (NULL, or already destroyed). Since 0.1. */
 PVEC_API pvec_status pvec_verlet_destroy(pvec_verlet_t list);
+
+/* ======================================================================================= */
+/* 11. Load balance                                                                        */
+/* ======================================================================================= */
+/* How evenly the particles, or the work they cost, are spread over the ranks
+ * (docs/balance.md). A weight is a scalar float32 or float64 property holding each particle's
+ * cost (finite, >= 0); PVEC_NO_WEIGHT counts particles instead. */
+
+/** Weight argument meaning "every particle costs the same": count particles. */
+#define PVEC_NO_WEIGHT (-2)
+
+/** The imbalance of the local particles over the vector's ranks: *count_imbalance = the
+ *  largest local count over the mean local count, *weight_imbalance = the same of each rank's
+ *  sum of property weight_prop (PVEC_NO_WEIGHT: the counts again). 1 is perfect balance, the
+ *  rank count the worst (one rank holds everything); 1 when there is no particle, or no
+ *  weight, anywhere. Ghosts do not count. The weights are read on the host mirror, or on the
+ *  device mirror with PVEC_ON_DEVICE (summed on the GPU, only the sums reach the host). Either
+ *  output may be NULL. Collective (every rank passes the same weight_prop and flags); changes
+ *  nothing, invalidates nothing. On error nothing is written.
+ *  Errors: INVALID_HANDLE; OUT_OF_RANGE (weight_prop not a property, PVEC_NO_WEIGHT or
+ *  PVEC_POS); INVALID_ARGUMENT (weight_prop is PVEC_POS or not a scalar; a weight negative, NaN
+ *  or infinite on some rank: every rank returns it, naming the lowest such rank; unknown
+ *  flags); DTYPE_MISMATCH (the weight is not float32 or float64); CUDA; MPI. Since 0.1. */
+PVEC_API pvec_status pvec_vector_get_imbalance(pvec_vector_t vec, int weight_prop, unsigned flags,
+                                               double* count_imbalance, double* weight_imbalance);
 
 #ifdef __cplusplus
 }

@@ -769,6 +769,16 @@ class vector {
     return moved != 0;
   }
 
+  /// pvec_vector_get_imbalance: {largest local count over the mean, the same of the local sums
+  /// of weight_prop (a scalar float32/float64 property; PVEC_NO_WEIGHT: the counts)}; 1 is
+  /// perfect balance. flags: PVEC_ON_DEVICE (read the device mirror's weights). Collective.
+  /// Throws pvec::error (INVALID_ARGUMENT for a negative, NaN or infinite weight, on every rank).
+  std::pair<double, double> imbalance(int weight_prop = PVEC_NO_WEIGHT, unsigned flags = 0) const {
+    std::pair<double, double> out{1.0, 1.0};
+    check(pvec_vector_get_imbalance(handle_, weight_prop, flags, &out.first, &out.second));
+    return out;
+  }
+
   /// pvec_vtk_write of every property: this step for ParaView (flags: PVEC_ON_DEVICE,
   /// PVEC_VTK_RANK_ARRAY). Collective. Throws pvec::error with pvec_vtk_write's status (IO,
   /// MPI on the ranks that did not fail, ...).

@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-LAYERS = ["common", "backend", "runtime", "memory", "primitives", "particles", "decomp", "comm", "reduce",
+LAYERS = ["common", "backend", "runtime", "memory", "primitives", "particles", "decomp", "comm", "reduce", "balance",
           "exchange", "migrate", "halo", "neighbors", "vector", "io", "capi"]
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")

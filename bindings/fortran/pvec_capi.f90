@@ -17,7 +17,7 @@ module pvec_capi
       PVEC_MAX_DIM, PVEC_POS, PVEC_NO_PROPS, PVEC_VECTOR_DESC_SIZE_V1, PVEC_LAYOUT_SIZE_V1, &
       PVEC_MEMORY_STATS_SIZE_V1, PVEC_OP_STATS_SIZE_V1, PVEC_VTK_RANK_ARRAY, &
       PVEC_METADATA_MAX_VALUES, PVEC_CELL_LIST_INFO_SIZE_V1, PVEC_VERLET_INFO_SIZE_V1, &
-      PVEC_SUCCESS, PVEC_ERROR_INVALID_ARGUMENT, PVEC_ERROR_INVALID_HANDLE, &
+      PVEC_NO_WEIGHT, PVEC_SUCCESS, PVEC_ERROR_INVALID_ARGUMENT, PVEC_ERROR_INVALID_HANDLE, &
       PVEC_ERROR_OUT_OF_RANGE, PVEC_ERROR_OVERFLOW, PVEC_ERROR_OUT_OF_MEMORY, &
       PVEC_ERROR_NO_DEVICE, PVEC_ERROR_CUDA, PVEC_ERROR_MPI, PVEC_ERROR_STATE, &
       PVEC_ERROR_PARTICLES_OUTSIDE, PVEC_ERROR_DTYPE_MISMATCH, PVEC_ERROR_NOT_SUPPORTED, &
@@ -58,7 +58,7 @@ module pvec_capi
       c_pvec_checkpoint_get_metadata, c_pvec_checkpoint_restart, c_pvec_cell_list_create, &
       c_pvec_cell_list_build, c_pvec_cell_list_get_info, c_pvec_cell_list_destroy, &
       c_pvec_vector_sort, c_pvec_verlet_create, c_pvec_verlet_build, c_pvec_verlet_get_info, &
-      c_pvec_verlet_check, c_pvec_verlet_destroy
+      c_pvec_verlet_check, c_pvec_verlet_destroy, c_pvec_vector_get_imbalance
 
   ! ---- Constants (#define) -----------------------------------------------------------------------
   integer(c_int), parameter :: PVEC_VERSION_MAJOR = 0
@@ -91,6 +91,7 @@ module pvec_capi
   integer(c_size_t), parameter :: PVEC_CELL_LIST_INFO_SIZE_V1 = 176
   !> C: (offsetof(pvec_verlet_info, neighbors) + sizeof(void*)) (LP64)
   integer(c_size_t), parameter :: PVEC_VERLET_INFO_SIZE_V1 = 64
+  integer(c_int), parameter :: PVEC_NO_WEIGHT = -2  !< C: (-2)
 
   ! ---- pvec_status -------------------------------------------------------------------------------
   integer(c_int), parameter :: PVEC_SUCCESS = 0
@@ -993,5 +994,18 @@ module pvec_capi
       type(c_ptr), value :: list
       integer(c_int) :: r
     end function c_pvec_verlet_destroy
+    ! pvec_status pvec_vector_get_imbalance(pvec_vector_t vec, int weight_prop, unsigned flags,
+    ! double* count_imbalance, double* weight_imbalance);
+    function c_pvec_vector_get_imbalance(vec, weight_prop, flags, count_imbalance, &
+        weight_imbalance) result(r) &
+        bind(C, name='pvec_vector_get_imbalance')
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), value :: weight_prop
+      integer(c_int), value :: flags
+      real(c_double), intent(out) :: count_imbalance
+      real(c_double), intent(out) :: weight_imbalance
+      integer(c_int) :: r
+    end function c_pvec_vector_get_imbalance
   end interface
 end module pvec_capi

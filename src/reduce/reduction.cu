@@ -5,6 +5,7 @@
 #include "backend/device.hpp"
 #include "backend/exec.hpp"
 #include "common/dispatch.hpp"
+#include "common/dtype.hpp"
 #include "common/error.hpp"
 #include "common/hd.hpp"
 
@@ -234,6 +235,43 @@ void reduce_column(ParticleSet& ps, int col, bool device, AllreduceOp op, const 
     });
     combine_over_ranks<W>(comm, part, op, static_cast<W*>(result));
   });
+}
+
+LocalStats local_stats(ParticleSet& ps, int col, bool device, ReduceScratch& s) {
+  const PropertyBuffer& column = ps.column(col);
+  const pvec_dtype dt = column.spec.dtype;
+  if (dt != PVEC_FLOAT32 && dt != PVEC_FLOAT64)
+    fail(PVEC_ERROR_DTYPE_MISMATCH, "local_stats: a float32 or float64 column, not ",
+         dtype_name(dt));
+  const int64_t n = ps.n_local(), cap = ps.capacity();
+  if (device) ps.flush_device();
+  const Exec ex = ps.exec(device);
+  Partial<double> part[2];
+  auto run = [&](auto t) {
+    using T = decltype(t);
+    const T* base = static_cast<const T*>(column.mirror(device));
+    const AllreduceOp ops[2] = {AllreduceOp::sum, AllreduceOp::min};
+    for (int k = 0; k < 2; ++k) {
+#if defined(__CUDACC__)
+      if (ex.on_device && n > 0) {
+        local_device<T, double>(base, cap, n, 1, ops[k], ex.stream, s, part + k);
+        continue;
+      }
+#endif
+      local_host<T, double>(base, cap, n, 1, ops[k], part + k);
+    }
+  };
+  if (dt == PVEC_FLOAT32)
+    run(float{});
+  else
+    run(double{});
+  (void)ex;
+  (void)s;
+  LocalStats out;
+  out.sum = part[0].value;
+  out.min = part[1].value;
+  out.nan = part[0].nan != 0 || part[1].nan != 0;
+  return out;
 }
 
 }  // namespace pvec::impl

@@ -43,4 +43,14 @@ struct ReduceScratch {
 void reduce_column(ParticleSet& ps, int col, bool device, AllreduceOp op, const Communicator& comm,
                    ReduceScratch& s, void* result);
 
+// Sum and minimum of one float32 or float64 component column over the local rows [0, n_local)
+// of the chosen mirror, on this rank only (no communication; on the device one CUB reduction
+// each, only the results come back); nan: some value is NaN (sum and min then ignore it).
+struct LocalStats {
+  double sum = 0;
+  double min = 0;  // +inf without rows
+  bool nan = false;
+};
+LocalStats local_stats(ParticleSet& ps, int col, bool device, ReduceScratch& s);
+
 }  // namespace pvec::impl

@@ -202,11 +202,22 @@ bool DistVector::sort(const SortParams& p) {
 
 void DistVector::reduce(int prop, AllreduceOp op, bool device, void* result) {
   const int col = column_of(prop);
+  reduce_column(*ps_, col, device, op, *comm_, reduce_scratch(), result);
+}
+
+ReduceScratch& DistVector::reduce_scratch() {
   if (!reduce_kind_set_) {
     for (ScratchBuffer* b : {&reduce_.tmp, &reduce_.out}) b->set_kind(ps_->device_kind());
     reduce_kind_set_ = true;
   }
-  reduce_column(*ps_, col, device, op, *comm_, reduce_, result);
+  return reduce_;
+}
+
+Imbalance DistVector::imbalance(int weight_prop, bool device) {
+  const int col = weight_prop == PVEC_NO_WEIGHT ? -1 : column_of(weight_prop);
+  if (col == 0)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "the positions cannot be a weight (PVEC_POS given)");
+  return measure_imbalance(*ps_, *comm_, col, device, reduce_scratch());
 }
 
 void DistVector::transfer(bool to_device, const std::vector<int>& columns, void* stream,

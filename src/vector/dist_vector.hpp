@@ -2,6 +2,7 @@
 // communicator, the decomposition of the domain, and the plans of map and ghost exchange.
 #pragma once
 
+#include "balance/imbalance.hpp"
 #include "comm/communicator.hpp"
 #include "comm/op_stats.hpp"
 #include "comm/transport.hpp"
@@ -94,6 +95,11 @@ class DistVector {
   // widened(dtype)). Collective.
   void reduce(int prop, AllreduceOp op, bool device, void* result);
 
+  // pvec_vector_get_imbalance: max over mean of the local counts, and of the local sums of
+  // the scalar float property weight_prop (PVEC_NO_WEIGHT: the counts), read on the host or
+  // device mirror. Collective.
+  Imbalance imbalance(int weight_prop, bool device);
+
   // Figures of the last map / ghost_get / ghost_put, for benchmarks.
   const OpStats& last_stats() const { return stats_; }
 
@@ -128,6 +134,7 @@ class DistVector {
   bool io_stage_kind_set_ = false;
   ReduceScratch reduce_;
   bool reduce_kind_set_ = false;
+  ReduceScratch& reduce_scratch();  // reduce_, its buffers set to the device kind first
   OpStats stats_;
 };
 

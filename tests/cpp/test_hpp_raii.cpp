@@ -242,6 +242,19 @@ TEST_CASE("schema properties read back; adopt owns a C handle", "[cpp]") {
   require_error([&] { (void)s.property(2); }, PVEC_ERROR_OUT_OF_RANGE);
 }
 
+TEST_CASE("imbalance through pvec.hpp", "[cpp]") {
+  pvec::vector v = make_vector(40);  // one rank: balanced whatever the weights
+  auto mass = v.host_view<double>(0);
+  for (std::int64_t i = 0; i < v.size(); ++i) mass(i) = static_cast<double>(i % 3);
+  const auto b = v.imbalance(0);
+  CHECK((b.first == 1.0 && b.second == 1.0));
+  CHECK(v.imbalance().first == 1.0);
+  mass(3) = -1.0;
+  require_error([&] { (void)v.imbalance(0); }, PVEC_ERROR_INVALID_ARGUMENT);
+  require_error([&] { (void)v.imbalance(1); }, PVEC_ERROR_INVALID_ARGUMENT);  // float vel[3]
+  require_error([&] { (void)v.imbalance(2); }, PVEC_ERROR_DTYPE_MISMATCH);    // int64 stress
+}
+
 TEST_CASE("checkpoint, describe and restart through pvec.hpp", "[cpp][io]") {
   int hdf5 = 0;
   REQUIRE(pvec_has_hdf5(&hdf5) == PVEC_SUCCESS);

@@ -18,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #ifdef PVEC_TEST_HAVE_MPI
@@ -203,6 +204,11 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
        [](pvec_vector_t v) { return pvec_ghost_put(v, nullptr, 0, PVEC_REDUCE_ADD, 0); }},
       {"pvec_vector_get_op_stats",
        [](pvec_vector_t v) { return pvec_vector_get_op_stats(v, &ops); }},
+      // 11. Load balance.
+      {"pvec_vector_get_imbalance",
+       [](pvec_vector_t v) {
+         return pvec_vector_get_imbalance(v, PVEC_NO_WEIGHT, 0, nullptr, nullptr);
+       }},
       // 9. Output and restart: the handle is checked before any file is touched.
       {"pvec_vtk_write",
        [](pvec_vector_t v) { return pvec_vtk_write(v, "hardening_vtk", 0, 0.0, nullptr, 0, 0); }},
@@ -896,6 +902,18 @@ std::vector<Row> build_rows(Ctx& c) {
       pvec_op_stats s;
       s.struct_size = sz;
       return pvec_vector_get_op_stats(x.witness.get(), &s);
+    });
+
+  // ---- Section 11: load balance. ----
+  for (const auto& b : std::vector<std::tuple<const char*, int, unsigned, pvec_status>>{
+           {"weight index 2^20", 1 << 20, 0u, PVEC_ERROR_OUT_OF_RANGE},
+           {"weight index INT_MIN", std::numeric_limits<int>::min(), 0u, PVEC_ERROR_OUT_OF_RANGE},
+           {"weight PVEC_POS", PVEC_POS, 0u, IA},
+           {"flags 1<<9", PVEC_NO_WEIGHT, 1u << 9, IA},
+           {"flags MAP_REMOVE_OUTSIDE", PVEC_NO_WEIGHT, PVEC_MAP_REMOVE_OUTSIDE, IA}})
+    add("pvec_vector_get_imbalance", std::get<0>(b), std::get<3>(b), [b](Ctx& x) {
+      double c = 0, w = 0;
+      return pvec_vector_get_imbalance(x.witness.get(), std::get<1>(b), std::get<2>(b), &c, &w);
     });
 
   // ---- Section 9: output and restart. No file is written or read by these rows. ----

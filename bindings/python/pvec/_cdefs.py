@@ -24,6 +24,8 @@ POS = -1
 NO_PROPS = -1
 # Flag of pvec_vtk_write (section 9): an Int32 point array "rank".
 VTK_RANK_ARRAY = 1 << 4
+# pvec_vector_get_imbalance's weight argument for "count particles" (section 11).
+NO_WEIGHT = -2
 # Flags of pvec_checkpoint_restart (section 9).
 RESTART_ZERO_MISSING = 1 << 10
 RESTART_SKIP_EXTRA = 1 << 11
@@ -388,6 +390,8 @@ PROTOTYPES = {
                                            ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]),
     "pvec_checkpoint_restart": (_st, [ctypes.c_char_p, ctypes.POINTER(VectorDesc), _handle, ctypes.c_uint,
                            _handle_p]),
+    # 11. load balance
+    "pvec_vector_get_imbalance": (_st, [_handle, ctypes.c_int, ctypes.c_uint, _c_dbl_p, _c_dbl_p]),
     # 10. neighbour search (pvec_cell_list_t, pvec_verlet_t: opaque handles)
     "pvec_cell_list_create": (_st, [_handle, ctypes.c_double, ctypes.c_int, ctypes.c_uint,
                                     _handle_p]),

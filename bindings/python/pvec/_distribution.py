@@ -1,6 +1,7 @@
 """What a vector does over its communicator (pvec.h section 7; docs/distribution.md,
 docs/reductions.md): the decomposition (rank, subdomain, owner), map, ghost_get, ghost_put,
-their figures (last_op_stats), and the reductions reduce and allreduce.
+their figures (last_op_stats), the reductions reduce and allreduce, and the load imbalance
+(pvec.h section 11, docs/balance.md).
 
 :class:`Distributed` is a base class of :class:`pvec.Vector`, which gives it ``_h`` (the
 handle), ``_get``, ``_props``, ``dim``, ``prop_index`` and ``layout``.
@@ -12,7 +13,7 @@ import numpy as np
 
 from . import _args, _runtime, capi
 from ._records import OpStats, struct
-from .capi import Error, Flags, Status, call
+from .capi import NO_WEIGHT, Error, Flags, Status, call
 
 # The type pvec_vector_reduce writes for a property of each NumPy kind.
 _REDUCED = {"f": np.float64, "i": np.int64, "u": np.uint64}
@@ -71,6 +72,18 @@ class Distributed:
             f |= Flags.GHOST_SKIP_POSITIONS
         arr, count = self._props(props)
         call("pvec_ghost_get", self._h(), arr, count, int(f))
+
+    def imbalance(self, weight=None, on_device=False):
+        """(count, weight): the largest rank's local particle count over the mean, and the same
+        of each rank's sum of the scalar float property weight (a name or index; None: the
+        counts again), read on the device mirror with on_device=True. 1.0 is perfect balance.
+        Negative, NaN or infinite weights raise pvec.Error (INVALID_ARGUMENT) on every rank.
+        Collective (pvec_vector_get_imbalance)."""
+        prop = NO_WEIGHT if weight is None else self.prop_index(weight)
+        count, wsum = ctypes.c_double(), ctypes.c_double()
+        call("pvec_vector_get_imbalance", self._h(), prop,
+             int(Flags.ON_DEVICE) if on_device else 0, ctypes.byref(count), ctypes.byref(wsum))
+        return count.value, wsum.value
 
     def ghost_put(self, props=None, op="add", on_device=False, flags=None):
         """Send ghost values back to their owners and combine them with op ("add", "min",

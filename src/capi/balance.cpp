@@ -1,0 +1,17 @@
+// Section 11 of pvec.h: load balance.
+#include "capi/guard.hpp"
+
+using namespace pvec::impl;
+using namespace pvec::impl::capi;
+
+extern "C" pvec_status pvec_vector_get_imbalance(pvec_vector_t vec, int weight_prop, unsigned flags,
+                                                 double* count_imbalance,
+                                                 double* weight_imbalance) {
+  return guard("pvec_vector_get_imbalance", [&] {
+    auto& v = vec_of(vec);
+    check_flags(flags, PVEC_ON_DEVICE);
+    const Imbalance b = v.imbalance(weight_prop, (flags & PVEC_ON_DEVICE) != 0);
+    if (count_imbalance) *count_imbalance = b.count;
+    if (weight_imbalance) *weight_imbalance = b.weight;
+  });
+}

@@ -1,0 +1,2 @@
+# Load balance at 1-4 ranks, host and device paths.
+pvec_add_dist_test(imbalance ${CMAKE_CURRENT_LIST_DIR}/test_imbalance.cpp)
