@@ -1314,6 +1314,25 @@ PVEC_API pvec_status pvec_verlet_destroy(pvec_verlet_t list);
 PVEC_API pvec_status pvec_vector_get_imbalance(pvec_vector_t vec, int weight_prop, unsigned flags,
                                                double* count_imbalance, double* weight_imbalance);
 
+/** Rebalance: when the imbalance (pvec_vector_get_imbalance of weight_prop's sums, or of the
+ *  counts with PVEC_NO_WEIGHT) exceeds threshold (>= 1; 1 rebalances whenever anything is
+ *  uneven), replace the decomposition by one that follows the particles and map them to it
+ *  (one pvec_map). Each rank still owns one box: the boxes form a rectilinear grid whose cut
+ *  planes split the weight evenly (docs/balance.md), so pvec_vector_get_subdomain,
+ *  pvec_vector_get_owner_rank, ghost_get (periodic images too), ghost_put, cell and Verlet
+ *  lists and the output keep their meaning. Deterministic: the same particles and weights give
+ *  the same boxes, on the host or the device. Particles piled on one value leave empty boxes
+ *  rather than failing. *before receives the imbalance measured first, *after the one of the
+ *  new boxes (equal to *before when nothing was done); either may be NULL. The positions (and
+ *  weights) are read on the host mirror, or with PVEC_ON_DEVICE on the device mirror, and the
+ *  map runs there. Collective. When it rebalances it invalidates what pvec_map invalidates
+ *  (pointers, ghosts, plans, lists); otherwise it changes nothing.
+ *  Errors: those of pvec_vector_get_imbalance; INVALID_ARGUMENT (threshold below 1 or not
+ *  finite); those of pvec_map (PARTICLES_OUTSIDE: the decomposition and the particles stay as
+ *  they were). Since 0.1. */
+PVEC_API pvec_status pvec_vector_rebalance(pvec_vector_t vec, int weight_prop, double threshold,
+                                           unsigned flags, double* before, double* after);
+
 #ifdef __cplusplus
 }
 #endif

@@ -779,6 +779,16 @@ class vector {
     return out;
   }
 
+  /// pvec_vector_rebalance: when the imbalance exceeds threshold, boxes that follow the
+  /// particles (weighted by weight_prop, or counted with PVEC_NO_WEIGHT) and one map to them.
+  /// Returns {before, after}. flags: PVEC_ON_DEVICE. Collective. Throws pvec::error.
+  std::pair<double, double> rebalance(int weight_prop = PVEC_NO_WEIGHT, double threshold = 1.0,
+                                      unsigned flags = 0) {
+    std::pair<double, double> out{1.0, 1.0};
+    check(pvec_vector_rebalance(handle_, weight_prop, threshold, flags, &out.first, &out.second));
+    return out;
+  }
+
   /// pvec_vtk_write of every property: this step for ParaView (flags: PVEC_ON_DEVICE,
   /// PVEC_VTK_RANK_ARRAY). Collective. Throws pvec::error with pvec_vtk_write's status (IO,
   /// MPI on the ranks that did not fail, ...).

@@ -8,7 +8,7 @@
 !>                      statuses as integer(c_int), NUL-terminated strings): exactly C.
 !>   pvec_views         generated too: pvec_host_view, one specific per kind and rank.
 !>   pvec_base, pvec_library, pvec_options, pvec_schemas, pvec_vectors, pvec_mirrors,
-!>   pvec_transfers, pvec_distribution, pvec_reductions, pvec_neighbors, pvec_io
+!>   pvec_transfers, pvec_distribution, pvec_reductions, pvec_neighbors, pvec_io, pvec_balance
 !>                      the readable wrappers pvec_<name>, written by hand: type(pvec_vector) /
 !>                      type(pvec_schema) handles, Fortran strings in and out, optional
 !>                      arguments, 1-based particle indices, and optional `stat` and `errmsg`.
@@ -46,6 +46,7 @@ module pvec
   use pvec_reductions
   use pvec_neighbors
   use pvec_io
+  use pvec_balance
   implicit none
   public
 end module pvec

@@ -58,7 +58,8 @@ module pvec_capi
       c_pvec_checkpoint_get_metadata, c_pvec_checkpoint_restart, c_pvec_cell_list_create, &
       c_pvec_cell_list_build, c_pvec_cell_list_get_info, c_pvec_cell_list_destroy, &
       c_pvec_vector_sort, c_pvec_verlet_create, c_pvec_verlet_build, c_pvec_verlet_get_info, &
-      c_pvec_verlet_check, c_pvec_verlet_destroy, c_pvec_vector_get_imbalance
+      c_pvec_verlet_check, c_pvec_verlet_destroy, c_pvec_vector_get_imbalance, &
+      c_pvec_vector_rebalance
 
   ! ---- Constants (#define) -----------------------------------------------------------------------
   integer(c_int), parameter :: PVEC_VERSION_MAJOR = 0
@@ -1007,5 +1008,18 @@ module pvec_capi
       real(c_double), intent(out) :: weight_imbalance
       integer(c_int) :: r
     end function c_pvec_vector_get_imbalance
+    ! pvec_status pvec_vector_rebalance(pvec_vector_t vec, int weight_prop, double threshold,
+    ! unsigned flags, double* before, double* after);
+    function c_pvec_vector_rebalance(vec, weight_prop, threshold, flags, before, after) result(r) &
+        bind(C, name='pvec_vector_rebalance')
+      import :: c_double, c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), value :: weight_prop
+      real(c_double), value :: threshold
+      integer(c_int), value :: flags
+      real(c_double), intent(out) :: before
+      real(c_double), intent(out) :: after
+      integer(c_int) :: r
+    end function c_pvec_vector_rebalance
   end interface
 end module pvec_capi

@@ -15,3 +15,15 @@ extern "C" pvec_status pvec_vector_get_imbalance(pvec_vector_t vec, int weight_p
     if (weight_imbalance) *weight_imbalance = b.weight;
   });
 }
+
+extern "C" pvec_status pvec_vector_rebalance(pvec_vector_t vec, int weight_prop, double threshold,
+                                             unsigned flags, double* before, double* after) {
+  return guard("pvec_vector_rebalance", [&] {
+    auto& v = vec_of(vec);
+    check_flags(flags, PVEC_ON_DEVICE);
+    double b = 1, a = 1;
+    v.rebalance(weight_prop, threshold, (flags & PVEC_ON_DEVICE) != 0, &b, &a);
+    if (before) *before = b;
+    if (after) *after = a;
+  });
+}

@@ -1,6 +1,8 @@
-// CartGrid: a box split into dims[0] x ... x dims[dim-1] equal subdomains, one per rank,
-// rank = row-major cell index (last dimension fastest). A plain struct with PVEC_HD methods,
-// passed by value into the labelling kernels.
+// CartGrid: a box split into dims[0] x ... x dims[dim-1] subdomains, one per rank, rank =
+// row-major cell index (last dimension fastest). The cells of a dimension are equal, or, after a
+// rebalance (balance/), bounded by cuts of its own: a rectilinear grid whose cut planes follow
+// the particles (set_cuts). A plain struct with PVEC_HD methods, passed by value into the
+// labelling kernels; the cuts live in it (kMaxCuts), so kernels need no other memory.
 #pragma once
 
 #include "common/hd.hpp"
@@ -19,36 +21,97 @@ struct CartGrid {
   double hi[PVEC_MAX_DIM] = {1, 1, 1, 1};
   int periodic[PVEC_MAX_DIM] = {0, 0, 0, 0};
   // Cell width and its inverse per dimension (set_cells), so that the labelling kernels
-  // divide nothing.
+  // divide nothing. With cuts, h is the narrowest cell's width (what the ghost fast path
+  // needs to know) and inv_h is unused.
   double h[PVEC_MAX_DIM] = {1, 1, 1, 1};
   double inv_h[PVEC_MAX_DIM] = {1, 1, 1, 1};
+  // Cuts: the interior edges of dimension d, when it has its own (cut_at[d] >= 0), are
+  // cuts[cut_at[d]] .. cuts[cut_at[d] + dims[d] - 2], increasing, inside (lo, hi).
+  static constexpr int kMaxCuts = 128;
+  int cut_at[PVEC_MAX_DIM] = {-1, -1, -1, -1};
+  double cuts[kMaxCuts] = {};
 
-  // Call after dim, dims, lo and hi are set.
+  // Equal cells in every dimension. Call after dim, dims, lo and hi are set.
   void set_cells() {
     for (int d = 0; d < PVEC_MAX_DIM; ++d) {
+      cut_at[d] = -1;
       h[d] = (hi[d] - lo[d]) / dims[d];
       inv_h[d] = dims[d] / (hi[d] - lo[d]);
     }
   }
 
+  // Cells bounded by given cuts: interior[d] holds dims[d] - 1 increasing values inside
+  // (lo[d], hi[d]) (null, or dims[d] == 1: equal cells along d). The caller checks the
+  // values (valid_cuts) and that they fit (sum of dims[d] - 1 <= kMaxCuts).
+  void set_cuts(const double* const* interior) {
+    set_cells();
+    int at = 0;
+    for (int d = 0; d < dim; ++d) {
+      if (interior == nullptr || interior[d] == nullptr || dims[d] == 1) continue;
+      cut_at[d] = at;
+      double narrow = hi[d] - lo[d];
+      for (int c = 0; c + 1 < dims[d]; ++c) cuts[at + c] = interior[d][c];
+      for (int c = 0; c < dims[d]; ++c) {
+        const double w = edge(d, c + 1) - edge(d, c);
+        if (w < narrow) narrow = w;
+      }
+      h[d] = narrow;
+      at += dims[d] - 1;
+    }
+  }
+
+  // Whether dimension d has cuts of its own (else equal cells).
+  PVEC_HD bool has_cuts(int d) const { return cut_at[d] >= 0; }
+
   PVEC_HD double length(int d) const { return hi[d] - lo[d]; }
 
-  // Low edge of cell c along d (c may equal dims[d], giving hi). The one definition of the
-  // subdomain boundaries: labelling, ghosts and pvec_vector_get_subdomain all use it.
-  PVEC_HD double edge(int d, int c) const { return c >= dims[d] ? hi[d] : lo[d] + c * h[d]; }
+  // Low edge of cell c along d (0 <= c <= dims[d]; dims[d] gives hi). The one definition of
+  // the subdomain boundaries: labelling, ghosts and pvec_vector_get_subdomain all use it.
+  PVEC_HD double edge(int d, int c) const {
+    if (c >= dims[d]) return hi[d];
+    if (cut_at[d] < 0) return lo[d] + c * h[d];
+    return c <= 0 ? lo[d] : cuts[cut_at[d] + c - 1];
+  }
 
   // Cell along d containing coordinate x (not clamped; may be outside [0, dims)).
   // Saturates at +-2^50 (NaN gives the low end), so that no cast or later +-1 overflows.
+  // With cuts, outside the box: the cell of the periodic image in the box, k dims[d] away
+  // for the image k box lengths away (exact up to a cell, which is what the callers need:
+  // they widen the range by one and test the edges).
   PVEC_HD int64_t cell_unclamped(int d, double x) const {
-    double f = std::floor((x - lo[d]) * inv_h[d]);
     const double limit = 1125899906842624.0;  // 2^50
+    if (cut_at[d] >= 0) {
+      double k = std::floor((x - lo[d]) / length(d));
+      if (!(k > -limit / dims[d])) k = -limit / dims[d];
+      if (k > limit / dims[d]) k = limit / dims[d];
+      double xin = x - k * length(d);
+      if (!(xin >= lo[d])) xin = lo[d];
+      if (xin >= hi[d]) xin = hi[d];
+      return static_cast<int64_t>(k) * dims[d] + search_cut(d, xin);
+    }
+    double f = std::floor((x - lo[d]) * inv_h[d]);
     if (!(f > -limit)) f = -limit;
     if (f > limit) f = limit;
     return static_cast<int64_t>(f);
   }
 
+  // With cuts: the cell c in [0, dims) with edge(d, c) <= x < edge(d, c + 1), x in [lo, hi]
+  // (hi gives the last cell).
+  PVEC_HD int search_cut(int d, double x) const {
+    int a = 0, b = dims[d] - 1;  // the answer lies in [a, b]
+    while (a < b) {
+      const int m = (a + b + 1) / 2;
+      if (x >= cuts[cut_at[d] + m - 1])
+        a = m;
+      else
+        b = m - 1;
+    }
+    return a;
+  }
+
   // Cell of an in-box coordinate, clamped so that x == hi (non-periodic) lands in the last.
   PVEC_HD int cell(int d, double x) const {
+    if (cut_at[d] >= 0) return search_cut(d, x >= lo[d] ? (x < hi[d] ? x : hi[d]) : lo[d]);
     int64_t c = cell_unclamped(d, x);
     if (c < 0) c = 0;
     if (c >= dims[d]) c = dims[d] - 1;
@@ -123,5 +186,22 @@ struct CartGrid {
 // Choose dims for `ranks` subdomains of the box, minimising the subdomain surface (so the
 // ghost layer), preferring splits along long sides.
 void choose_grid_dims(int ranks, int dim, const double* lengths, int* dims);
+
+// Whether interior cuts of dimension d suit g (dims[d] - 1 finite values, strictly increasing,
+// strictly inside (lo, hi)); why not in *why when not null.
+inline bool valid_cuts(const CartGrid& g, int d, const double* interior, const char** why) {
+  const char* problem = nullptr;
+  for (int c = 0; c + 1 < g.dims[d] && problem == nullptr; ++c) {
+    const double x = interior[c];
+    if (!std::isfinite(x))
+      problem = "a cut is not finite";
+    else if (!(x > g.lo[d] && x < g.hi[d]))
+      problem = "a cut is not strictly inside the domain";
+    else if (c > 0 && !(x > interior[c - 1]))
+      problem = "the cuts are not strictly increasing";
+  }
+  if (why != nullptr) *why = problem;
+  return problem == nullptr;
+}
 
 }  // namespace pvec::impl

@@ -220,6 +220,47 @@ Imbalance DistVector::imbalance(int weight_prop, bool device) {
   return measure_imbalance(*ps_, *comm_, col, device, reduce_scratch());
 }
 
+bool DistVector::rebalance(int weight_prop, double threshold, bool device, double* before,
+                           double* after) {
+  if (!(threshold >= 1.0) || !std::isfinite(threshold))
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "threshold ", threshold,
+         " is not a finite imbalance >= 1 (1 rebalances whenever anything is uneven)");
+  const bool weighted = weight_prop != PVEC_NO_WEIGHT;
+  const Imbalance now = imbalance(weight_prop, device);  // checks the weights
+  const double measure = weighted ? now.weight : now.count;
+  if (before) *before = measure;
+  if (after) *after = measure;
+  if (!(measure > threshold) || comm_->size() == 1) return false;
+  const int col = weighted ? column_of(weight_prop) : -1;
+  double wmax = 0;
+  if (weighted) {
+    const pvec_dtype t = ps_->column(col).spec.dtype;
+    if (t == PVEC_FLOAT32 || t == PVEC_FLOAT64)
+      reduce_column(*ps_, col, device, AllreduceOp::max, *comm_, reduce_scratch(), &wmax);
+  }
+  if (!balance_kind_set_) {
+    for (ScratchBuffer* b : {&balance_.hist, &balance_.refine, &balance_.boxes, &balance_.request})
+      b->set_kind(ps_->device_kind());
+    balance_kind_set_ = true;
+  }
+  BalancedGrid next;
+  comm_->agree("pvec_vector_rebalance: computing the decomposition",
+               [&] { next = balanced_grid(*ps_, *comm_, grid_, col, wmax, device, balance_); });
+  const CartGrid old = grid_;
+  grid_ = next.grid;
+  try {
+    map(device ? static_cast<unsigned>(PVEC_ON_DEVICE) : 0u);
+  } catch (...) {
+    grid_ = old;  // map left the particles as they were
+    throw;
+  }
+  // Measured again on the particles where they are now, as pvec_vector_get_imbalance would
+  // (the grid's own figure counts quantised weights).
+  const Imbalance done = imbalance(weight_prop, device);
+  if (after) *after = weighted ? done.weight : done.count;
+  return true;
+}
+
 void DistVector::transfer(bool to_device, const std::vector<int>& columns, void* stream,
                           bool wait) {
   ps_->transfer(to_device, columns, stream, wait);

@@ -2,6 +2,7 @@
 // communicator, the decomposition of the domain, and the plans of map and ghost exchange.
 #pragma once
 
+#include "balance/balanced_grid.hpp"
 #include "balance/imbalance.hpp"
 #include "comm/communicator.hpp"
 #include "comm/op_stats.hpp"
@@ -100,6 +101,13 @@ class DistVector {
   // device mirror. Collective.
   Imbalance imbalance(int weight_prop, bool device);
 
+  // pvec_vector_rebalance: when the imbalance (of weight_prop's sums, or of the counts with
+  // PVEC_NO_WEIGHT) exceeds threshold, a balanced grid (balance/balanced_grid.hpp) replaces the
+  // decomposition and the particles are mapped to it; on failure the decomposition and the
+  // particles stay as they were. before/after: the imbalance measured before and after (equal
+  // when nothing was done). Returns whether it rebalanced. Collective.
+  bool rebalance(int weight_prop, double threshold, bool device, double* before, double* after);
+
   // Figures of the last map / ghost_get / ghost_put, for benchmarks.
   const OpStats& last_stats() const { return stats_; }
 
@@ -135,6 +143,8 @@ class DistVector {
   ReduceScratch reduce_;
   bool reduce_kind_set_ = false;
   ReduceScratch& reduce_scratch();  // reduce_, its buffers set to the device kind first
+  BalanceScratch balance_;          // device memory of the balanced grid's passes
+  bool balance_kind_set_ = false;
   OpStats stats_;
 };
 

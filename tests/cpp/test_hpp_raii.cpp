@@ -242,7 +242,7 @@ TEST_CASE("schema properties read back; adopt owns a C handle", "[cpp]") {
   require_error([&] { (void)s.property(2); }, PVEC_ERROR_OUT_OF_RANGE);
 }
 
-TEST_CASE("imbalance through pvec.hpp", "[cpp]") {
+TEST_CASE("imbalance and rebalance through pvec.hpp", "[cpp]") {
   pvec::vector v = make_vector(40);  // one rank: balanced whatever the weights
   auto mass = v.host_view<double>(0);
   for (std::int64_t i = 0; i < v.size(); ++i) mass(i) = static_cast<double>(i % 3);
@@ -253,6 +253,10 @@ TEST_CASE("imbalance through pvec.hpp", "[cpp]") {
   require_error([&] { (void)v.imbalance(0); }, PVEC_ERROR_INVALID_ARGUMENT);
   require_error([&] { (void)v.imbalance(1); }, PVEC_ERROR_INVALID_ARGUMENT);  // float vel[3]
   require_error([&] { (void)v.imbalance(2); }, PVEC_ERROR_DTYPE_MISMATCH);    // int64 stress
+  mass(3) = 1.0;
+  const auto r = v.rebalance(0, 1.0);  // one rank: nothing to even out
+  CHECK((r.first == 1.0 && r.second == 1.0));
+  require_error([&] { (void)v.rebalance(PVEC_NO_WEIGHT, 0.5); }, PVEC_ERROR_INVALID_ARGUMENT);
 }
 
 TEST_CASE("checkpoint, describe and restart through pvec.hpp", "[cpp][io]") {

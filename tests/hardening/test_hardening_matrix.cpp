@@ -205,6 +205,10 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
       {"pvec_vector_get_op_stats",
        [](pvec_vector_t v) { return pvec_vector_get_op_stats(v, &ops); }},
       // 11. Load balance.
+      {"pvec_vector_rebalance",
+       [](pvec_vector_t v) {
+         return pvec_vector_rebalance(v, PVEC_NO_WEIGHT, 1.0, 0, nullptr, nullptr);
+       }},
       {"pvec_vector_get_imbalance",
        [](pvec_vector_t v) {
          return pvec_vector_get_imbalance(v, PVEC_NO_WEIGHT, 0, nullptr, nullptr);
@@ -914,6 +918,20 @@ std::vector<Row> build_rows(Ctx& c) {
     add("pvec_vector_get_imbalance", std::get<0>(b), std::get<3>(b), [b](Ctx& x) {
       double c = 0, w = 0;
       return pvec_vector_get_imbalance(x.witness.get(), std::get<1>(b), std::get<2>(b), &c, &w);
+    });
+
+  for (const auto& b : std::vector<std::tuple<const char*, int, double, unsigned, pvec_status>>{
+           {"weight index 2^20", 1 << 20, 1.0, 0u, PVEC_ERROR_OUT_OF_RANGE},
+           {"weight PVEC_POS", PVEC_POS, 1.0, 0u, IA},
+           {"threshold 0.999", PVEC_NO_WEIGHT, 0.999, 0u, IA},
+           {"threshold -1", PVEC_NO_WEIGHT, -1.0, 0u, IA},
+           {"threshold NaN", PVEC_NO_WEIGHT, std::nan(""), 0u, IA},
+           {"threshold Inf", PVEC_NO_WEIGHT, HUGE_VAL, 0u, IA},
+           {"flags MAP_REMOVE_OUTSIDE", PVEC_NO_WEIGHT, 1.0, PVEC_MAP_REMOVE_OUTSIDE, IA}})
+    add("pvec_vector_rebalance", std::get<0>(b), std::get<4>(b), [b](Ctx& x) {
+      double before = -7, after = -7;
+      return pvec_vector_rebalance(x.witness.get(), std::get<1>(b), std::get<2>(b), std::get<3>(b),
+                                   &before, &after);
     });
 
   // ---- Section 9: output and restart. No file is written or read by these rows. ----

@@ -26,11 +26,7 @@ NO_PROPS = -1
 VTK_RANK_ARRAY = 1 << 4
 # pvec_vector_get_imbalance's weight argument for "count particles" (section 11).
 NO_WEIGHT = -2
-# Flags of pvec_checkpoint_restart (section 9).
-RESTART_ZERO_MISSING = 1 << 10
-RESTART_SKIP_EXTRA = 1 << 11
-# pvec_metadata_kind, and the longest array attribute of a checkpoint's metadata.
-METADATA_NUMBER, METADATA_STRING, METADATA_ARRAY = 0, 1, 2
+# The longest array attribute of a checkpoint's metadata (section 9).
 METADATA_MAX_VALUES = 4096
 
 
@@ -130,6 +126,22 @@ class Flags(enum.IntFlag):
     MAP_REMOVE_OUTSIDE = 1 << 1
     GHOST_SKIP_POSITIONS = 1 << 2
     GHOST_REUSE_PLAN = 1 << 3
+
+
+class MetadataKind(enum.IntEnum):
+    """pvec_metadata_kind: what one attribute of a checkpoint's metadata holds."""
+
+    NUMBER = 0
+    STRING = 1
+    ARRAY = 2
+
+
+class RestartFlags(enum.IntFlag):
+    """Flags of pvec_checkpoint_restart (bits no other call accepts)."""
+
+    NONE = 0
+    ZERO_MISSING = 1 << 10
+    SKIP_EXTRA = 1 << 11
 
 
 class NeighborFlags(enum.IntFlag):
@@ -392,6 +404,8 @@ PROTOTYPES = {
                            _handle_p]),
     # 11. load balance
     "pvec_vector_get_imbalance": (_st, [_handle, ctypes.c_int, ctypes.c_uint, _c_dbl_p, _c_dbl_p]),
+    "pvec_vector_rebalance": (_st, [_handle, ctypes.c_int, ctypes.c_double, ctypes.c_uint, _c_dbl_p,
+                                    _c_dbl_p]),
     # 10. neighbour search (pvec_cell_list_t, pvec_verlet_t: opaque handles)
     "pvec_cell_list_create": (_st, [_handle, ctypes.c_double, ctypes.c_int, ctypes.c_uint,
                                     _handle_p]),

@@ -85,6 +85,19 @@ class Distributed:
              int(Flags.ON_DEVICE) if on_device else 0, ctypes.byref(count), ctypes.byref(wsum))
         return count.value, wsum.value
 
+    def rebalance(self, weight=None, threshold=1.0, on_device=False):
+        """When the imbalance (of the scalar float property weight's sums, or of the counts
+        with weight=None) exceeds threshold (>= 1), move the subdomain boundaries to follow
+        the particles and map them there (one map; ghosts, plans and lists must be rebuilt).
+        Returns (before, after): the imbalance measured before and after (equal when nothing
+        was done). on_device=True reads the device mirror and maps there. Collective
+        (pvec_vector_rebalance, docs/balance.md)."""
+        prop = NO_WEIGHT if weight is None else self.prop_index(weight)
+        before, after = ctypes.c_double(), ctypes.c_double()
+        call("pvec_vector_rebalance", self._h(), prop, float(threshold),
+             int(Flags.ON_DEVICE) if on_device else 0, ctypes.byref(before), ctypes.byref(after))
+        return before.value, after.value
+
     def ghost_put(self, props=None, op="add", on_device=False, flags=None):
         """Send ghost values back to their owners and combine them with op ("add", "min",
         "max", "replace" or a ReduceOp) (collective)."""

@@ -13,8 +13,8 @@ import numpy as np
 from . import _args, _runtime
 from ._schema import PropertyInfo, as_schema
 from .capi import MAX_NAME as PVEC_MAX_NAME
-from .capi import (METADATA_MAX_VALUES, METADATA_STRING, METADATA_NUMBER, RESTART_SKIP_EXTRA,
-                   RESTART_ZERO_MISSING, Error, Flags, Status, VTK_RANK_ARRAY, call, vector_desc)
+from .capi import (METADATA_MAX_VALUES, Error, Flags, MetadataKind, RestartFlags, Status,
+                   VTK_RANK_ARRAY, call, vector_desc)
 
 __all__ = ["CheckpointInfo", "checkpoint", "checkpoint_info", "has_hdf5", "restart_handle", "write_vtk"]
 
@@ -145,7 +145,7 @@ def _metadata(path):
         call("pvec_checkpoint_get_metadata", raw, k, key, len(key), ctypes.byref(kind),
              ctypes.byref(length), None, 0, None, 0)
         name = key.value.decode("utf-8")
-        if kind.value == METADATA_STRING:
+        if kind.value == MetadataKind.STRING:
             text = ctypes.create_string_buffer(length.value + 1)
             call("pvec_checkpoint_get_metadata", raw, k, None, 0, None, None, None, 0, text,
                  len(text))
@@ -154,7 +154,7 @@ def _metadata(path):
             values = (ctypes.c_double * length.value)()
             call("pvec_checkpoint_get_metadata", raw, k, None, 0, None, None, values,
                  length.value, None, 0)
-            out[name] = values[0] if kind.value == METADATA_NUMBER else list(values)
+            out[name] = values[0] if kind.value == MetadataKind.NUMBER else list(values)
     return out
 
 
@@ -185,17 +185,20 @@ def restart_handle(path, backend="auto", pinned=True, comm=None, ghost=None, sch
         if ghost is not None:
             desc.ghost_width = float(ghost)
         _args.set_location(desc, backend, pinned, comm)
-        flags = (RESTART_ZERO_MISSING if zero_missing else 0) | (
-            RESTART_SKIP_EXTRA if skip_extra else 0)
+        flags = RestartFlags.NONE
+        if zero_missing:
+            flags |= RestartFlags.ZERO_MISSING
+        if skip_extra:
+            flags |= RestartFlags.SKIP_EXTRA
         handle = ctypes.c_void_p()
         if schema is None:
             call("pvec_checkpoint_restart", os.fsencode(path), ctypes.byref(desc), file_schema,
-                 flags, ctypes.byref(handle))
+                 int(flags), ctypes.byref(handle))
         else:
             wanted, owned = as_schema(schema)
             try:
                 call("pvec_checkpoint_restart", os.fsencode(path), ctypes.byref(desc),
-                     wanted.handle, flags, ctypes.byref(handle))
+                     wanted.handle, int(flags), ctypes.byref(handle))
             finally:
                 if owned:
                     wanted.close()

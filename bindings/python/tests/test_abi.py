@@ -37,10 +37,12 @@ ENUMS = {
     "pvec_reduce_op": (capi.ReduceOp, r"PVEC_REDUCE_"),
     "pvec_transport": (capi.Transport, r"PVEC_TRANSPORT_"),
     "enum PVEC_CELLS_GHOSTS": (capi.NeighborFlags, r"PVEC_"),
+    "pvec_metadata_kind": (capi.MetadataKind, r"PVEC_METADATA_"),
+    "enum PVEC_RESTART_ZERO_MISSING": (capi.RestartFlags, r"PVEC_RESTART_"),
 }
 # Members of the Python enums that are not values of the header.
 PYTHON_ONLY_MEMBERS = {capi.Flags: {"NONE"},  # Python's empty set of flags
-                       capi.NeighborFlags: {"NONE"}}
+                       capi.NeighborFlags: {"NONE"}, capi.RestartFlags: {"NONE"}}
 
 STRUCTS = {
     "pvec_option_info": capi.OptionInfo,

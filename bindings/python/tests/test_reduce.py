@@ -267,34 +267,3 @@ def test_ranks_allreducing_different_things_all_fail(filled):
         np.testing.assert_array_equal(values, keep)
     assert vec.allreduce(1) == vec.comm_size
 
-
-def test_imbalance_of_counts_and_weights():
-    """Vector.imbalance against the counts and weight sums of every rank (allreduce gathers
-    them); refusals for a negative weight (on every rank) and a property of another kind."""
-    vec = pvec.Vector(dim=2, domain=(0.0, 1.0), backend="host", placement="local",
-                      schema=[("w", np.float64), ("n", np.int32), ("v", np.float32, 3)])
-    r, p = vec.comm_rank, vec.comm_size
-    vec.resize(10 + 7 * r)
-    vec["w"][:] = np.arange(vec.size) % 5
-    counts = np.zeros(p)
-    counts[r] = vec.size
-    sums = np.zeros(p)
-    sums[r] = np.asarray(vec["w"][:]).sum()
-    counts, sums = vec.allreduce(counts), vec.allreduce(sums)
-    c, w = vec.imbalance()
-    assert c == w == counts.max() * p / counts.sum()
-    c, w = vec.imbalance("w")
-    assert c == counts.max() * p / counts.sum()
-    assert w == sums.max() * p / sums.sum()
-    if r == p - 1:
-        vec["w"][0] = -1.0
-    with pytest.raises(pvec.Error) as e:
-        vec.imbalance("w")
-    assert e.value.status == pvec.Status.INVALID_ARGUMENT and "rank %d" % (p - 1) in str(e.value)
-    with pytest.raises(pvec.Error) as e:
-        vec.imbalance("n")
-    assert e.value.status == pvec.Status.DTYPE_MISMATCH
-    with pytest.raises(pvec.Error) as e:
-        vec.imbalance("v")
-    assert e.value.status == pvec.Status.INVALID_ARGUMENT
-    vec.destroy()
