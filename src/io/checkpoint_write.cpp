@@ -320,17 +320,20 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
         const size_t rb = row_bytes(s, 0);
         const uint64_t k0 = static_cast<uint64_t>(first) * rb / 4;
         auto* direct = const_cast<unsigned char*>(direct_rows(ps, c, device, 0));
-        uint64_t sum = 0;
+        // The checksum: of a column that is the file's rows already, on every host thread
+        // before the one write; of staged blocks, by the staging thread as it makes each block
+        // (still in cache), while the file thread writes the one before.
+        uint64_t sum =
+            direct ? word_sum_threads(direct, static_cast<size_t>(n) * rb, k0) : uint64_t{0};
         const bool ok = move_rows(
             dsets[k], true, mem_type(s.dtype), dxpl, dims[k], first, n, block, rb,
             device && ps.cuda(), direct, pipe,
             [&](int64_t b0, int64_t count, unsigned char* buf) {
               read_rows(ps, c, device, 0, b0, count, buf, scratch);
-            },
-            [&](int64_t b0, int64_t count, const unsigned char* buf) {
               sum += word_sum(buf, static_cast<size_t>(count) * rb,
                               k0 + static_cast<uint64_t>(b0) * rb / 4);
-            });
+            },
+            [](int64_t, int64_t, const unsigned char*) {});
         sums[k] = sum;
         if (!ok)
           fail_h5(tmp, "cannot write dataset ", c == 0 ? "/positions" : "/properties/" + s.name);

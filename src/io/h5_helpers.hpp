@@ -135,8 +135,8 @@ H5 block_spaces(hid_t fspace, const std::vector<hsize_t>& d, int64_t first, int6
 // read) rows [b0, b0 + count) of row_bytes each (device: it reads the device mirror); direct:
 // the column's own memory when it already is the file's rows (then one call moves all n).
 // after(b0, count, buf) runs on the calling thread after each successful file call, with the
-// rows in file layout (the checkpoint's checksums: there the file thread, which would
-// otherwise wait for the staging thread, does the summing).
+// rows in file layout (the restart's checksums of what HDF5 read; the writer sums its rows as
+// it stages them, in block).
 template <class Block, class After>
 bool move_rows(hid_t dset, bool write, hid_t mtype, hid_t dxpl, const std::vector<hsize_t>& d,
                int64_t first, int64_t n, int64_t block_rows, size_t row_bytes, bool device,
