@@ -80,6 +80,10 @@ PASSING = {
     ("pvec_vector_get_owner_rank", "x"): ("array_in", "dim coordinates"),
     ("pvec_map", "n_removed"): ("address", "may be NULL"),
     ("pvec_vector_sort", "moved"): ("address", "may be NULL"),
+    ("pvec_vector_get_imbalance", "count_imbalance"): ("address", "may be NULL"),
+    ("pvec_vector_get_imbalance", "weight_imbalance"): ("address", "may be NULL"),
+    ("pvec_vector_rebalance", "before"): ("address", "may be NULL"),
+    ("pvec_vector_rebalance", "after"): ("address", "may be NULL"),
 }
 
 # C scalar types -> (Fortran type, kind). Unsigned types travel as the signed kind of their

@@ -1305,12 +1305,14 @@ PVEC_API pvec_status pvec_verlet_destroy(pvec_verlet_t list);
  *  rank count the worst (one rank holds everything); 1 when there is no particle, or no
  *  weight, anywhere. Ghosts do not count. The weights are read on the host mirror, or on the
  *  device mirror with PVEC_ON_DEVICE (summed on the GPU, only the sums reach the host). Either
- *  output may be NULL. Collective (every rank passes the same weight_prop and flags); changes
- *  nothing, invalidates nothing. On error nothing is written.
- *  Errors: INVALID_HANDLE; OUT_OF_RANGE (weight_prop not a property, PVEC_NO_WEIGHT or
- *  PVEC_POS); INVALID_ARGUMENT (weight_prop is PVEC_POS or not a scalar; a weight negative, NaN
- *  or infinite on some rank: every rank returns it, naming the lowest such rank; unknown
- *  flags); DTYPE_MISMATCH (the weight is not float32 or float64); CUDA; MPI. Since 0.1. */
+ *  output may be NULL. Collective: every rank passes the same weight_prop and flags (checked
+ *  first: ranks that differ make every rank return INVALID_ARGUMENT); changes nothing,
+ *  invalidates nothing. On error nothing is written.
+ *  Errors: INVALID_HANDLE; OUT_OF_RANGE (weight_prop is none of: a property index,
+ *  PVEC_NO_WEIGHT, PVEC_POS); INVALID_ARGUMENT (ranks passing different arguments; weight_prop
+ *  is PVEC_POS or not a scalar; a weight negative, NaN or infinite on some rank: every rank
+ *  returns it, naming the lowest such rank; unknown flags); DTYPE_MISMATCH (the weight is not
+ *  float32 or float64); CUDA; MPI. Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_imbalance(pvec_vector_t vec, int weight_prop, unsigned flags,
                                                double* count_imbalance, double* weight_imbalance);
 
@@ -1325,8 +1327,9 @@ PVEC_API pvec_status pvec_vector_get_imbalance(pvec_vector_t vec, int weight_pro
  *  rather than failing. *before receives the imbalance measured first, *after the one of the
  *  new boxes (equal to *before when nothing was done); either may be NULL. The positions (and
  *  weights) are read on the host mirror, or with PVEC_ON_DEVICE on the device mirror, and the
- *  map runs there. Collective. When it rebalances it invalidates what pvec_map invalidates
- *  (pointers, ghosts, plans, lists); otherwise it changes nothing.
+ *  map runs there. Collective: every rank passes the same weight_prop, threshold and flags
+ *  (checked first, as for pvec_vector_get_imbalance). When it rebalances it invalidates what
+ *  pvec_map invalidates (pointers, ghosts, plans, lists); otherwise it changes nothing.
  *  Errors: those of pvec_vector_get_imbalance; INVALID_ARGUMENT (threshold below 1 or not
  *  finite); those of pvec_map (PARTICLES_OUTSIDE: the decomposition and the particles stay as
  *  they were). Since 0.1. */

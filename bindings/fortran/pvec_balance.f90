@@ -42,7 +42,7 @@ contains
     integer, intent(in), optional :: flags
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    real(c_double) :: c, w
+    real(c_double), target :: c, w
     integer(c_int) :: wp, f, st
     wp = PVEC_NO_WEIGHT
     if (present(weight)) wp = int(weight, c_int)
@@ -50,7 +50,7 @@ contains
     if (present(flags)) f = int(flags, c_int)
     c = 1
     w = 1
-    st = c_pvec_vector_get_imbalance(vec%h, wp, f, c, w)
+    st = c_pvec_vector_get_imbalance(vec%h, wp, f, c_loc(c), c_loc(w))
     if (st == PVEC_SUCCESS) then
       count_imbalance = c
       if (present(weight_imbalance)) weight_imbalance = w
@@ -81,7 +81,8 @@ contains
     real(c_double), intent(inout), optional :: before, after
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    real(c_double) :: t, b, a
+    real(c_double) :: t
+    real(c_double), target :: b, a
     integer(c_int) :: wp, f, st
     wp = PVEC_NO_WEIGHT
     if (present(weight)) wp = int(weight, c_int)
@@ -91,7 +92,7 @@ contains
     if (present(flags)) f = int(flags, c_int)
     b = 1
     a = 1
-    st = c_pvec_vector_rebalance(vec%h, wp, t, f, b, a)
+    st = c_pvec_vector_rebalance(vec%h, wp, t, f, c_loc(b), c_loc(a))
     if (st == PVEC_SUCCESS) then
       if (present(before)) before = b
       if (present(after)) after = a

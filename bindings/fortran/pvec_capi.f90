@@ -1000,12 +1000,12 @@ module pvec_capi
     function c_pvec_vector_get_imbalance(vec, weight_prop, flags, count_imbalance, &
         weight_imbalance) result(r) &
         bind(C, name='pvec_vector_get_imbalance')
-      import :: c_double, c_int, c_ptr
+      import :: c_int, c_ptr
       type(c_ptr), value :: vec
       integer(c_int), value :: weight_prop
       integer(c_int), value :: flags
-      real(c_double), intent(out) :: count_imbalance
-      real(c_double), intent(out) :: weight_imbalance
+      type(c_ptr), value :: count_imbalance  !< may be NULL
+      type(c_ptr), value :: weight_imbalance  !< may be NULL
       integer(c_int) :: r
     end function c_pvec_vector_get_imbalance
     ! pvec_status pvec_vector_rebalance(pvec_vector_t vec, int weight_prop, double threshold,
@@ -1017,8 +1017,8 @@ module pvec_capi
       integer(c_int), value :: weight_prop
       real(c_double), value :: threshold
       integer(c_int), value :: flags
-      real(c_double), intent(out) :: before
-      real(c_double), intent(out) :: after
+      type(c_ptr), value :: before  !< may be NULL
+      type(c_ptr), value :: after  !< may be NULL
       integer(c_int) :: r
     end function c_pvec_vector_rebalance
   end interface

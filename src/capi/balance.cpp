@@ -9,6 +9,8 @@ extern "C" pvec_status pvec_vector_get_imbalance(pvec_vector_t vec, int weight_p
                                                  double* weight_imbalance) {
   return guard("pvec_vector_get_imbalance", [&] {
     auto& v = vec_of(vec);
+    v.require_same_args({static_cast<double>(weight_prop), static_cast<double>(flags)},
+                        "weight property and flags");
     check_flags(flags, PVEC_ON_DEVICE);
     const Imbalance b = v.imbalance(weight_prop, (flags & PVEC_ON_DEVICE) != 0);
     if (count_imbalance) *count_imbalance = b.count;
@@ -20,6 +22,8 @@ extern "C" pvec_status pvec_vector_rebalance(pvec_vector_t vec, int weight_prop,
                                              unsigned flags, double* before, double* after) {
   return guard("pvec_vector_rebalance", [&] {
     auto& v = vec_of(vec);
+    v.require_same_args({static_cast<double>(weight_prop), threshold, static_cast<double>(flags)},
+                        "weight property, threshold and flags");
     check_flags(flags, PVEC_ON_DEVICE);
     double b = 1, a = 1;
     v.rebalance(weight_prop, threshold, (flags & PVEC_ON_DEVICE) != 0, &b, &a);

@@ -213,6 +213,18 @@ ReduceScratch& DistVector::reduce_scratch() {
   return reduce_;
 }
 
+void DistVector::require_same_args(const std::vector<double>& args, const char* what) const {
+  std::vector<double> both;
+  for (double a : args) both.push_back(a == a ? a : -1e300);  // NaN compares as one value
+  const size_t n = both.size();
+  for (size_t k = 0; k < n; ++k) both.push_back(-both[k]);
+  comm_->allreduce(both.data(), static_cast<int64_t>(both.size()), PVEC_FLOAT64, AllreduceOp::max);
+  for (size_t k = 0; k < n; ++k)
+    if (both[k] != -both[n + k])
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "the ranks did not all pass the same ", what,
+           " (the call is collective: every rank makes the same call); nothing was done");
+}
+
 Imbalance DistVector::imbalance(int weight_prop, bool device) {
   const int col = weight_prop == PVEC_NO_WEIGHT ? -1 : column_of(weight_prop);
   if (col == 0)

@@ -101,6 +101,11 @@ class DistVector {
   // device mirror. Collective.
   Imbalance imbalance(int weight_prop, bool device);
 
+  // For collectives whose arguments are checked on each rank: every rank passed the same
+  // values (NaN equal to NaN), else INVALID_ARGUMENT on every rank naming `what`, so that a
+  // rank refusing its own arguments never leaves the others waiting. One allreduce.
+  void require_same_args(const std::vector<double>& args, const char* what) const;
+
   // pvec_vector_rebalance: when the imbalance (of weight_prop's sums, or of the counts with
   // PVEC_NO_WEIGHT) exceeds threshold, a balanced grid (balance/balanced_grid.hpp) replaces the
   // decomposition and the particles are mapped to it; on failure the decomposition and the

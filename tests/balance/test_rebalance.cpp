@@ -223,6 +223,16 @@ TEST_CASE("refusals leave the decomposition and the particles as they were", "[b
                  PVEC_ERROR_INVALID_ARGUMENT);
   DIST_REQUIRE(pvec_vector_rebalance(v, p.id, 1.0, 0, nullptr, nullptr) ==
                PVEC_ERROR_DTYPE_MISMATCH);
+  // Ranks that disagree (one of them passing a threshold it alone would refuse): every rank
+  // refuses, none waits for the others.
+  if (size() > 1) {
+    const double t = rank() == size() - 1 ? 0.5 : 1.0;
+    DIST_REQUIRE(pvec_vector_rebalance(v, PVEC_NO_WEIGHT, t, 0, nullptr, nullptr) ==
+                 PVEC_ERROR_INVALID_ARGUMENT);
+    const int w = rank() == 0 ? p.f64 : PVEC_NO_WEIGHT;
+    DIST_REQUIRE(pvec_vector_get_imbalance(v, w, 0, nullptr, nullptr) ==
+                 PVEC_ERROR_INVALID_ARGUMENT);
+  }
   DIST_REQUIRE(pvec_vector_rebalance(v, PVEC_NO_WEIGHT, 1.0, 1u << 20, nullptr, nullptr) ==
                PVEC_ERROR_INVALID_ARGUMENT);
   // A particle outside the (non-periodic) box: the map refuses, the old boxes stay.
