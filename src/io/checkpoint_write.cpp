@@ -5,6 +5,7 @@
 #include "common/dtype.hpp"
 #include "common/error.hpp"
 #include "io/block_pipeline.hpp"
+#include "io/column_checksum.hpp"
 #include "io/checkpoint_format.hpp"
 #include "io/folders.hpp"
 #include "io/h5_helpers.hpp"
@@ -309,8 +310,7 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
     // One staging thread at a time: read_rows copies a device block into scratch and
     // transposes it into the stage slot within one call, so one scratch serves both slots.
     ScratchBuffer& scratch = v.io_staging();
-    // This rank's block's checksum of each dataset: summed by the file thread after each
-    // block's write, while the staging thread prepares the next block.
+    // This rank's block's checksum of each dataset (io/column_checksum.hpp).
     std::vector<uint64_t> sums(nc, 0);
     for (int k = 0; k < nc; ++k) {
       const int c = cols[k];
@@ -320,21 +320,17 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
         const size_t rb = row_bytes(s, 0);
         const uint64_t k0 = static_cast<uint64_t>(first) * rb / 4;
         auto* direct = const_cast<unsigned char*>(direct_rows(ps, c, device, 0));
-        // The checksum: of a column that is the file's rows already, on every host thread
-        // before the one write; of staged blocks, by the staging thread as it makes each block
-        // (still in cache), while the file thread writes the one before.
-        uint64_t sum =
-            direct ? word_sum_threads(direct, static_cast<size_t>(n) * rb, k0) : uint64_t{0};
+        // The checksum, of the column where it is (io/column_checksum.hpp): on the GPU for a
+        // device mirror, on every host thread otherwise; the file and staging threads then
+        // only move the rows.
+        sums[k] = column_checksum(ps, c, device, n, k0, v.mirrors().device_scratch(3));
         const bool ok = move_rows(
             dsets[k], true, mem_type(s.dtype), dxpl, dims[k], first, n, block, rb,
             device && ps.cuda(), direct, pipe,
             [&](int64_t b0, int64_t count, unsigned char* buf) {
               read_rows(ps, c, device, 0, b0, count, buf, scratch);
-              sum += word_sum(buf, static_cast<size_t>(count) * rb,
-                              k0 + static_cast<uint64_t>(b0) * rb / 4);
             },
             [](int64_t, int64_t, const unsigned char*) {});
-        sums[k] = sum;
         if (!ok)
           fail_h5(tmp, "cannot write dataset ", c == 0 ? "/positions" : "/properties/" + s.name);
       });

@@ -1,8 +1,6 @@
 // The checksums of a checkpoint's rank blocks (row_checksum.hpp).
 #include "io/row_checksum.hpp"
 
-#include "backend/host_parallel.hpp"
-
 #include <algorithm>
 
 namespace pvec::impl::io {
@@ -32,28 +30,6 @@ void BlockSums::add(int64_t row0, int64_t count, const unsigned char* p) {
                        std::memory_order_relaxed);
     r = stop;
   }
-}
-
-uint64_t word_sum_threads(const unsigned char* p, size_t nbytes, uint64_t k0) {
-  const int64_t words = static_cast<int64_t>(nbytes / 4);
-  std::vector<uint64_t> part(static_cast<size_t>(std::max(1, host_threads())), 0);
-  struct Ctx {
-    const unsigned char* p;
-    uint64_t k0;
-    uint64_t* part;
-  } ctx{p, k0, part.data()};
-  // 64 Ki words (256 KiB) at least per range: below that one thread is as fast.
-  host_ranges(
-      words, int64_t{1} << 16,
-      [](void* c, int64_t a, int64_t b, int thread) {
-        const Ctx& x = *static_cast<Ctx*>(c);
-        x.part[thread] =
-            word_sum(x.p + 4 * a, static_cast<size_t>(b - a) * 4, x.k0 + static_cast<uint64_t>(a));
-      },
-      &ctx);
-  uint64_t s = 0;
-  for (const uint64_t v : part) s += v;
-  return s;
 }
 
 std::vector<uint64_t> BlockSums::parts() const {

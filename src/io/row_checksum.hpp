@@ -22,10 +22,6 @@ namespace pvec::impl::io {
 // (io/word_sum.cpp: its own file, compiled for AVX2 too, and built into bench/bench_io).
 uint64_t word_sum(const unsigned char* p, size_t nbytes, uint64_t k0);
 
-// word_sum over every host thread (backend/host_parallel.hpp): the words cut into one range
-// per thread, the ranges' sums added. The same value as word_sum.
-uint64_t word_sum_threads(const unsigned char* p, size_t nbytes, uint64_t k0);
-
 // The sums of a dataset's rows per writer block, from rows added in any pieces, by any
 // thread at once. block_rows: the rows of each block, in file order.
 class BlockSums {
