@@ -966,35 +966,34 @@ typedef enum pvec_metadata_kind {
  *  (N the global count; rank r's particles at rows [sum of the counts of ranks < r, ...)), and as
  *  attributes of the root group: format "pvec-checkpoint", format_version 1, pvec_version, dim,
  *  pos_dtype, domain_lo, domain_hi, boundary, ghost_width, rank_grid (the decomposition), n_ranks,
- *  n_global, step, time, property_names (the listed properties in declaration order) and
- *  complete = 1. props lists the properties saved, as for pvec_vtk_write (NULL: every property;
- *  PVEC_NO_PROPS with nprops = 0: positions only): scratch arrays need not be saved, and a restart
- *  can recreate them (PVEC_RESTART_ZERO_MISSING). The attributes of /metadata are the caller's,
- *  n_attrs keys: attribute k is a string when strings != NULL and strings[k] != NULL, else float64
- *  values taken from numbers one after another in attribute order: counts[k] is the length of
- *  attribute k, an array of 1 to PVEC_METADATA_MAX_VALUES values (kind PVEC_METADATA_ARRAY, also
- *  for one value), or 0 for one number (PVEC_METADATA_NUMBER); counts NULL makes every number
- *  attribute one number; counts[k] is not read for a string. Every rank passes the same step, time,
- *  properties and attributes. The file is written as <path>.tmp and renamed to path when complete,
- *  so a crash never leaves a file at path that looks whole; an existing file at path is replaced
- *  only then. Missing folders of path are created (as mkdir -p). Before HDF5 opens the file, every
- *  rank checks its file size limit and the free space against the file's size, so a disk or limit
- *  too small for it fails at once; a write that fails later (any rank, any step) closes every HDF5
- *  object on every rank, removes <path>.tmp and leaves the previous file at path as it was. Each
- *  dataset carries an attribute "checksums": one uint64 per writing rank, the checksum of that
- *  rank's rows (docs/io.md), verified by pvec_checkpoint_restart. The file uses HDF5's 1.8 format
- *  (checksummed object headers, readable by HDF5 1.8 and later). An XDMF sidecar (path with its
- *  extension replaced by .xmf) lets ParaView open the checkpoint (dim 2 and 3). flags:
- *  PVEC_ON_DEVICE (write the device mirror through a staging copy). Collective; invalidates
- *  nothing.
- *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (path NULL or empty, time not finite, nprops < 0, a
- *  property listed twice, n_attrs < 0, keys NULL with n_attrs > 0, a key NULL, empty or repeated, a
- *  number needed but numbers NULL, counts[k] outside [0, PVEC_METADATA_MAX_VALUES], unknown flags);
- *  OUT_OF_RANGE (a listed index); OUT_OF_MEMORY; CUDA; IO (a folder cannot be made or a component
- *  of path is a file, the file would not fit the size limit or the free space, HDF5 fails: the
- *  message names the file and the step); NOT_SUPPORTED (built without parallel HDF5; the message
- *  says so). An error on any rank is an error on every rank: the rank that failed returns its own
- *  status (the folders are rank 0's), the others PVEC_ERROR_MPI naming it. Since 0.1. */
+ *  n_global, step, time, property_names (the listed properties in declaration order) and complete =
+ *  1. props lists the properties saved, as for pvec_vtk_write (NULL: every property; PVEC_NO_PROPS
+ *  with nprops = 0: positions only): scratch arrays need not be saved, and a restart can recreate
+ *  them (PVEC_RESTART_ZERO_MISSING). The attributes of /metadata are the caller's, n_attrs keys:
+ *  attribute k is a string when strings != NULL and strings[k] != NULL, else float64 values taken
+ *  from numbers one after another in attribute order: counts[k] is the length of attribute k, an
+ *  array of 1 to PVEC_METADATA_MAX_VALUES values (kind PVEC_METADATA_ARRAY, also for one value), or
+ *  0 for one number (PVEC_METADATA_NUMBER); counts NULL makes every number attribute one number;
+ *  counts[k] is not read for a string. Every rank passes the same step, time, properties and
+ *  attributes. The file is written as <path>.tmp and renamed to path when complete, so a crash
+ *  never leaves a file at path that looks whole; an existing file at path is replaced only then.
+ *  Missing folders of path are created (as mkdir -p). Before HDF5 opens the file, every rank checks
+ *  its file size limit and the free space against the file's size, so a disk or limit too small for
+ *  it fails at once; a write that fails later (any rank, any step) closes every HDF5 object on
+ *  every rank, removes <path>.tmp and leaves the previous file at path as it was. Each dataset
+ *  carries an attribute "checksums": one uint64 per writing rank, the checksum of that rank's rows
+ *  (docs/io.md), verified by pvec_checkpoint_restart. The file uses HDF5's 1.8 format (checksummed
+ *  object headers, readable by HDF5 1.8 and later). An XDMF sidecar (path with its extension
+ *  replaced by .xmf) lets ParaView open the checkpoint (dim 2 and 3). flags: PVEC_ON_DEVICE (write
+ *  the device mirror through a staging copy). Collective; invalidates nothing.
+ *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (path NULL or empty, step < 0, time not finite,
+ *  nprops < 0, a property listed twice, n_attrs < 0, keys NULL with n_attrs > 0, a key NULL, empty
+ *  or repeated, a number needed but numbers NULL, counts[k] outside [0, PVEC_METADATA_MAX_VALUES],
+ *  unknown flags); OUT_OF_RANGE (a listed index); OUT_OF_MEMORY; CUDA; IO (a folder cannot be made
+ *  or a component of path is a file, the file would not fit the size limit or the free space, HDF5
+ *  fails: the message names the file and the step); NOT_SUPPORTED (built without parallel HDF5; the
+ *  message says so). An error on any rank is an error on every rank: the rank that failed returns
+ *  its own status (the folders are rank 0's), the others PVEC_ERROR_MPI naming it. Since 0.1. */
 PVEC_API pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path, int64_t step,
                                            double time, const int* props, int nprops, int n_attrs,
                                            const char* const* keys, const char* const* strings,

@@ -81,6 +81,7 @@ extern "C" pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path
   return guard("pvec_checkpoint_write", [&] {
     auto& v = vec_of(vec);
     const std::string p = path_arg(path, "path");
+    if (step < 0) fail(PVEC_ERROR_INVALID_ARGUMENT, "step ", step, " is negative");
     if (!std::isfinite(time)) fail(PVEC_ERROR_INVALID_ARGUMENT, "time ", time, " is not finite");
     if (n_attrs < 0) fail(PVEC_ERROR_INVALID_ARGUMENT, "n_attrs is negative (", n_attrs, ")");
     if (n_attrs > 0 && keys == nullptr)

@@ -1010,6 +1010,10 @@ std::vector<Row> build_rows(Ctx& c) {
       return pvec_checkpoint_write(x.witness.get(), b.path, 0, b.time, nullptr, 0, b.n, b.keys,
                                    nullptr, b.numbers, nullptr, b.flags);
     });
+  add("pvec_checkpoint_write", "step -1", IA, [](Ctx& x) {
+    return pvec_checkpoint_write(x.witness.get(), "hardening.h5", -1, 0.0, nullptr, 0, 0, nullptr,
+                                 nullptr, nullptr, nullptr, 0);
+  });
   add("pvec_checkpoint_describe", "path NULL", IA,
       [](Ctx&) { return pvec_checkpoint_describe(nullptr, nullptr, nullptr, nullptr, nullptr); });
   add("pvec_checkpoint_describe", "path empty", IA,
