@@ -7,6 +7,7 @@
 #include "backend/device.hpp"
 #include "backend/exec.hpp"
 #include "backend/for_each.cuh"
+#include "backend/host_parallel.hpp"
 #include "common/dispatch.hpp"
 #include "common/error.hpp"
 #include "common/hd.hpp"
@@ -134,7 +135,27 @@ std::vector<u64> count(const Exec& ex, ScratchBuffer& buf, size_t n, int64_t par
     copy_bytes(out.data(), dev, n * sizeof(u64), true, ex.stream);
     stream_synchronize(ex.stream);
   } else {
-    for_each(ex, particles, make(out.data()));
+    // Host: one set of counters per thread over its range of particles, added after (integer
+    // sums: the same in any order).
+    const int threads = std::max(1, host_threads());
+    std::vector<std::vector<u64>> part(static_cast<size_t>(threads));
+    struct Ctx {
+      std::vector<std::vector<u64>>* part;
+      size_t n;
+      F* make;
+    } ctx{&part, n, &make};
+    host_ranges(
+        particles, kHostRowGrain,
+        [](void* c, int64_t a, int64_t b, int thread) {
+          Ctx& x = *static_cast<Ctx*>(c);
+          std::vector<u64>& mine = (*x.part)[static_cast<size_t>(thread)];
+          mine.assign(x.n, 0);
+          auto f = (*x.make)(mine.data());
+          for (int64_t i = a; i < b; ++i) f(i);
+        },
+        &ctx);
+    for (const std::vector<u64>& p : part)
+      for (size_t k = 0; k < p.size(); ++k) out[k] += p[k];
   }
   comm.allreduce(out.data(), static_cast<int64_t>(n), PVEC_UINT64, AllreduceOp::sum);
   return out;
@@ -147,6 +168,7 @@ struct Target {
   int bin = -1;                  // the coarse bin it falls in
   unsigned __int128 before = 0;  // the weight of the coarse bins below that one
   double cut = 0;
+  unsigned __int128 reached = 0;  // the weight below the cut placed (as the histograms say)
 };
 
 // Subdomain surface of a grid (the ghost layer's size, up to the ghost width).
@@ -263,6 +285,7 @@ BalancedGrid balance(ParticleSet& ps, const Communicator& comm, const CartGrid& 
     const bool up = s < kSub && (upper - t.below) < (t.below - lower);
     const double lo_b = base.lo[t.d] + t.bin * bin[t.d];
     t.cut = lo_b + (s + (up ? 1 : 0)) * (bin[t.d] / kSub);
+    t.reached = up ? upper : lower;
   }
 
   // Each candidate with its cuts, and its heaviest box.
@@ -291,6 +314,29 @@ BalancedGrid balance(ParticleSet& ps, const Communicator& comm, const CartGrid& 
       if (valid_cuts(c, d, v.data(), nullptr)) interior[d] = v.data();
     }
     c.set_cuts(interior);
+    // Slabs (one cut dimension): the box weights are the differences of the weights below
+    // consecutive cuts, which the histograms gave. Grids cut along several dimensions: a pass
+    // counts them.
+    int cut_dims = 0, slab_d = 0;
+    for (int d = 0; d < dim; ++d)
+      if (c.dims[d] > 1) ++cut_dims, slab_d = d;
+    if (cut_dims == 1 && interior[slab_d] != nullptr) {
+      size_t at = 0;
+      for (const auto& [sd, k] : splits) {
+        if (sd == slab_d && k == c.dims[slab_d]) break;
+        at += static_cast<size_t>(k - 1);
+      }
+      unsigned __int128 prev = 0, most = 0;
+      for (int j = 0; j < c.dims[slab_d]; ++j) {
+        const unsigned __int128 next =
+            j + 1 < c.dims[slab_d] ? targets[at + static_cast<size_t>(j)].reached : total;
+        const unsigned __int128 box = next > prev ? next - prev : 0;
+        most = std::max(most, box);
+        prev = next;
+      }
+      heaviest.push_back(static_cast<double>(most));
+      continue;
+    }
     const std::vector<u64> boxes =
         count(ex, scratch.boxes, static_cast<size_t>(P), n, comm,
               [&](u64* h) { return BoxPass<T, W>{c, pos, cap, w, scale, h}; });

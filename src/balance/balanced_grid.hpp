@@ -11,8 +11,9 @@
 //
 // Which dimensions are cut: the candidates are the equal grid's factorisation of the rank count
 // (the least subdomain surface) and slabs along each dimension (one cut dimension, which can
-// always split the weight evenly); each candidate's exact box weights are counted, and the one
-// with the lightest heaviest box is taken, the least surface among those within 2% of it.
+// always split the weight evenly); each candidate's box weights are counted (for slabs, read off
+// the histograms; for grids cut along several dimensions, one pass over the particles), and
+// the one with the lightest heaviest box is taken, the least surface among those within 2%.
 #pragma once
 
 #include "comm/communicator.hpp"
