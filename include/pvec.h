@@ -965,30 +965,32 @@ typedef enum pvec_metadata_kind {
  *    /rank_counts            int64 [ranks]: the particles each rank wrote, in rank order
  *  (N the global count; rank r's particles at rows [sum of the counts of ranks < r, ...)), and as
  *  attributes of the root group: format "pvec-checkpoint", format_version 1, pvec_version, dim,
- *  pos_dtype, domain_lo, domain_hi, boundary, ghost_width, rank_grid (the decomposition), n_ranks,
- *  n_global, step, time, property_names (the listed properties in declaration order) and complete =
- *  1. props lists the properties saved, as for pvec_vtk_write (NULL: every property; PVEC_NO_PROPS
- *  with nprops = 0: positions only): scratch arrays need not be saved, and a restart can recreate
- *  them (PVEC_RESTART_ZERO_MISSING). The attributes of /metadata are the caller's, n_attrs keys:
- *  attribute k is a string when strings != NULL and strings[k] != NULL, else float64 values taken
- *  from numbers one after another in attribute order: counts[k] is the length of attribute k, an
- *  array of 1 to PVEC_METADATA_MAX_VALUES values (kind PVEC_METADATA_ARRAY, also for one value), or
- *  0 for one number (PVEC_METADATA_NUMBER); counts NULL makes every number attribute one number;
- *  counts[k] is not read for a string. Every rank passes the same step, time, properties and
- *  attributes. The file is written as <path>.tmp and renamed to path when complete, so a crash
- *  never leaves a file at path that looks whole; an existing file at path is replaced only then.
- *  Missing folders of path are created (as mkdir -p). Before HDF5 opens the file, every rank checks
- *  its file size limit and the free space against the file's size, so a disk or limit too small for
- *  it fails at once; a write that fails later (any rank, any step) closes every HDF5 object on
- *  every rank, removes <path>.tmp and leaves the previous file at path as it was. Each dataset
- *  carries an attribute "checksums": one uint64 per writing rank, the checksum of that rank's rows
- *  (docs/io.md), verified by pvec_checkpoint_restart. The file uses HDF5's 1.8 format (checksummed
- *  object headers, readable by HDF5 1.8 and later). An XDMF sidecar (path with its extension
- *  replaced by .xmf) lets ParaView open the checkpoint (dim 2 and 3). flags: PVEC_ON_DEVICE (write
- *  the device mirror through a staging copy). Collective; invalidates nothing.
- *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (path NULL or empty, step < 0, time not finite,
- *  nprops < 0, a property listed twice, n_attrs < 0, keys NULL with n_attrs > 0, a key NULL, empty
- *  or repeated, a number needed but numbers NULL, counts[k] outside [0, PVEC_METADATA_MAX_VALUES],
+ *  pos_dtype, domain_lo, domain_hi, boundary, ghost_width, rank_grid and decomposition_cuts (the
+ *  decomposition: ranks per dimension and their interior cuts, after pvec_vector_rebalance too),
+ *  n_ranks, n_global, step, time, property_names (the listed properties in declaration order) and
+ *  complete = 1. props lists the properties saved, as for pvec_vtk_write (NULL: every property;
+ *  PVEC_NO_PROPS with nprops = 0: positions only): scratch arrays need not be saved, and a restart
+ *  can recreate them (PVEC_RESTART_ZERO_MISSING). The attributes of /metadata are the caller's,
+ *  n_attrs keys: attribute k is a string when strings != NULL and strings[k] != NULL, else float64
+ *  values taken from numbers one after another in attribute order: counts[k] is the length of
+ *  attribute k, an array of 1 to PVEC_METADATA_MAX_VALUES values (kind PVEC_METADATA_ARRAY, also
+ *  for one value), or 0 for one number (PVEC_METADATA_NUMBER); counts NULL makes every number
+ *  attribute one number; counts[k] is not read for a string. Every rank passes the same step, time,
+ *  properties and attributes. The file is written as <path>.tmp and renamed to path when complete,
+ *  so a crash never leaves a file at path that looks whole; an existing file at path is replaced
+ *  only then. Missing folders of path are created (as mkdir -p). Before HDF5 opens the file, every
+ *  rank checks its file size limit and the free space against the file's size, so a disk or limit
+ *  too small for it fails at once; a write that fails later (any rank, any step) closes every HDF5
+ *  object on every rank, removes <path>.tmp and leaves the previous file at path as it was. Each
+ *  dataset carries an attribute "checksums": one uint64 per writing rank, the checksum of that
+ *  rank's rows (docs/io.md), verified by pvec_checkpoint_restart. The file uses HDF5's 1.8 format
+ *  (checksummed object headers, readable by HDF5 1.8 and later). An XDMF sidecar (path with its
+ *  extension replaced by .xmf) lets ParaView open the checkpoint (dim 2 and 3). flags:
+ *  PVEC_ON_DEVICE (write the device mirror through a staging copy). Collective; invalidates
+ *  nothing.
+ *  Errors: INVALID_HANDLE; INVALID_ARGUMENT (path NULL or empty, step < 0, time not finite, nprops
+ *  < 0, a property listed twice, n_attrs < 0, keys NULL with n_attrs > 0, a key NULL, empty or
+ *  repeated, a number needed but numbers NULL, counts[k] outside [0, PVEC_METADATA_MAX_VALUES],
  *  unknown flags); OUT_OF_RANGE (a listed index); OUT_OF_MEMORY; CUDA; IO (a folder cannot be made
  *  or a component of path is a file, the file would not fit the size limit or the free space, HDF5
  *  fails: the message names the file and the step); NOT_SUPPORTED (built without parallel HDF5; the
@@ -1052,10 +1054,11 @@ enum {
  *  shapes; order may differ), dimension, position dtype, domain and boundaries; ghost_width,
  *  backend, host memory and communicator are the caller's. Rank r reads rows [r*N/M ...) of
  *  the global arrays (M ranks; ranks may start empty), or, when M is the rank count that wrote
- *  the file, the rows rank r wrote (with the writer's decomposition the map then moves
- *  nothing); then the vector is distributed with pvec_map (particles end on the rank owning
- *  their position; values bitwise as written; on the writer's rank count and decomposition
- *  each rank holds the rows it wrote, in their order). Both
+ *  the file, the rows rank r wrote, and the vector takes the writer's boxes (its
+ *  decomposition_cuts, rebalanced ones too: the map then moves nothing); then the vector is
+ *  distributed with pvec_map (particles end on the rank owning their position; values bitwise
+ *  as written; on the writer's rank count each rank holds the rows it wrote, in their order;
+ *  on another, the boxes are equal ones: pvec_vector_rebalance follows the particles). Both
  *  mirrors hold the data (with the CUDA backend it is copied to the device). The rows are read
  *  on every host thread (pread at the offsets HDF5 reports for pvec's own contiguous datasets;
  *  other layouts through HDF5). flags: PVEC_RESTART_ZERO_MISSING (properties of schema that the

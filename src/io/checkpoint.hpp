@@ -38,6 +38,11 @@ struct CheckpointInfo {
   int n_ranks = 0;
   std::vector<int64_t> rank_counts;  // particles each writing rank wrote (n_ranks entries)
   std::vector<UserAttr> attrs;       // the caller's /metadata, in name order
+  // The writer's decomposition, when the file records it (attribute decomposition_cuts): its
+  // rank grid and the interior cuts of each dimension, dimension after dimension.
+  bool has_cuts = false;
+  int rank_grid[PVEC_MAX_DIM] = {1, 1, 1, 1};
+  std::vector<double> cuts;
 };
 
 // Collective. cols: the columns written (0, the positions, first; then ascending); flags:

@@ -177,6 +177,41 @@ CheckpointInfo read_info(hid_t file, const std::string& path) {
     fail(PVEC_ERROR_IO, "'", path, "': n_global ", info.n_global, " or n_ranks ", n_ranks,
          " is invalid");
   info.n_ranks = static_cast<int>(n_ranks);
+  // The writer's decomposition (optional: files of equal boxes before it was recorded lack
+  // it): a rank grid of n_ranks boxes and, per dimension, its interior cuts.
+  if (H5Aexists(file, "decomposition_cuts") > 0) {
+    int64_t rg[PVEC_MAX_DIM] = {1, 1, 1, 1};
+    get_attr(file, "rank_grid", H5T_NATIVE_INT64, rg, dim, path);
+    int64_t boxes = 1, interior = 0;
+    for (int k = 0; k < dim; ++k) {
+      if (rg[k] < 1 || rg[k] > info.n_ranks)
+        fail(PVEC_ERROR_IO, "'", path, "': attribute 'rank_grid' holds ", rg[k]);
+      boxes *= rg[k];
+      interior += rg[k] - 1;
+      info.rank_grid[k] = static_cast<int>(rg[k]);
+    }
+    if (boxes != info.n_ranks)
+      fail(PVEC_ERROR_IO, "'", path, "': attribute 'rank_grid' makes ", boxes, " boxes for ",
+           info.n_ranks, " ranks");
+    info.cuts.assign(static_cast<size_t>(std::max<int64_t>(interior, 1)), 0.0);
+    get_attr(file, "decomposition_cuts", H5T_NATIVE_DOUBLE, info.cuts.data(),
+             std::max<int64_t>(interior, 1), path);
+    CartGrid g;
+    g.dim = dim;
+    size_t at = 0;
+    for (int k = 0; k < dim; ++k) {
+      g.dims[k] = info.rank_grid[k];
+      g.lo[k] = info.lo[k];
+      g.hi[k] = info.hi[k];
+      const char* why = nullptr;
+      if (!valid_cuts(g, k, info.cuts.data() + at, &why))
+        fail(PVEC_ERROR_IO, "'", path, "': attribute 'decomposition_cuts' along dimension ", k,
+             ": ", why);
+      at += static_cast<size_t>(g.dims[k] - 1);
+    }
+    info.cuts.resize(static_cast<size_t>(interior));
+    info.has_cuts = true;
+  }
   const hssize_t np = attr_count(file, "property_names", path);
   const std::vector<std::string> names = get_strings(file, "property_names", np, path);
   std::set<std::string> seen;
@@ -365,6 +400,20 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
     first = 0;
     for (int64_t k = 0; k < r; ++k) first += info.rank_counts[k];
     n = info.rank_counts[r];
+  }
+  // On the writer's rank count, the writer's boxes (a rebalanced grid too), so that the map
+  // below moves nothing.
+  if (info.has_cuts && info.n_ranks == p) {
+    CartGrid g = v->grid();
+    const double* interior[PVEC_MAX_DIM] = {nullptr, nullptr, nullptr, nullptr};
+    size_t at = 0;
+    for (int k = 0; k < g.dim; ++k) {
+      g.dims[k] = info.rank_grid[k];
+      interior[k] = info.cuts.data() + at;
+      at += static_cast<size_t>(g.dims[k] - 1);
+    }
+    g.set_cuts(interior);
+    v->set_grid(g);
   }
   // Capacity for the rows without resize's zero fill: every row is read before it counts.
   comm.agree("restart: allocating", [&] { v->reserve(n); });

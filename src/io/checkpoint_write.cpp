@@ -229,6 +229,14 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
     comm.agree(w, [&] { put_i64(file, "boundary", bc, dim, false, tmp); });
     comm.agree(w, [&] { put_f64(file, "ghost_width", &gw, 1, true, tmp); });
     comm.agree(w, [&] { put_i64(file, "rank_grid", rg, dim, false, tmp); });
+    // The boxes themselves: every dimension's interior cuts (equal or rebalanced), so that a
+    // restart on this rank count gets them back.
+    std::vector<double> cuts;
+    for (int k = 0; k < v.dim(); ++k)
+      for (int c = 1; c < g.dims[k]; ++c) cuts.push_back(g.edge(k, c));
+    if (!cuts.empty())
+      comm.agree(
+          w, [&] { put_f64(file, "decomposition_cuts", cuts.data(), cuts.size(), false, tmp); });
     comm.agree(w, [&] { put_i64(file, "n_ranks", &ranks, 1, true, tmp); });
     comm.agree(w, [&] { put_i64(file, "n_global", &total, 1, true, tmp); });
     comm.agree(w, [&] { put_i64(file, "step", &step, 1, true, tmp); });

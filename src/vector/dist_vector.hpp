@@ -34,6 +34,11 @@ class DistVector {
   int dim() const { return grid_.dim; }
   pvec_dtype pos_dtype() const { return pos_dtype_; }
   const CartGrid& grid() const { return grid_; }
+  // Replaces the decomposition (a restart reusing its writer's boxes); the caller maps next.
+  void set_grid(const CartGrid& g) {
+    grid_ = g;
+    forget_ghost_plan();
+  }
   double ghost_width() const { return ghost_width_; }
   const Schema& schema() const { return schema_; }
   // Read-only: every change of the particles goes through the methods below, which keep the

@@ -8,9 +8,12 @@
 #include "dist_util.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace dist;
 
@@ -246,4 +249,50 @@ TEST_CASE("refusals leave the decomposition and the particles as they were", "[b
   DIST_REQUIRE(snapshot(v) == outside);
   (void)snap;
   DIST_OK(pvec_vector_destroy(v));
+}
+
+TEST_CASE("a checkpoint keeps the rebalanced boxes for a restart on the same ranks",
+          "[balance][io]") {
+  int hdf5 = 0;
+  DIST_OK(pvec_has_hdf5(&hdf5));
+  if (!hdf5) {
+    WARN("pvec built without parallel HDF5: not run");
+    return;
+  }
+  Setup s;
+  s.n_per_rank = 700;
+  Props p;
+  pvec_vector_t v = make_mapped(s, &p);
+  cluster(v, p, 3);
+  DIST_OK(pvec_map(v, 0, nullptr));
+  DIST_OK(pvec_vector_rebalance(v, PVEC_NO_WEIGHT, 1.0, 0, nullptr, nullptr));
+  const std::vector<double> balanced = boxes(v);
+  const int64_t mine = n_local(v);
+  int64_t pid = rank() == 0 ? static_cast<int64_t>(getpid()) : 0;
+  pid = sum(pid);
+  const std::string path = "rebalance_ckpt_" + std::to_string(pid) + ".h5";
+  DIST_OK(pvec_checkpoint_write(v, path.c_str(), 1, 0.0, nullptr, 0, 0, nullptr, nullptr, nullptr,
+                                nullptr, 0));
+  pvec_vector_desc d = PVEC_VECTOR_DESC_INIT;
+  pvec_schema_t schema = nullptr;
+  DIST_OK(pvec_checkpoint_describe(path.c_str(), &d, &schema, nullptr, nullptr));
+  d.backend = PVEC_BACKEND_HOST;
+  pvec_vector_t r = nullptr;
+  DIST_OK(pvec_checkpoint_restart(path.c_str(), &d, schema, 0, &r));
+  pvec_schema_destroy(schema);
+  Failures f;
+  if (boxes(r) != balanced) f.add("the restart did not get the rebalanced boxes back");
+  const pvec_op_stats st = op_stats(r);
+  if (st.particles_sent != 0) f.addf("the restart's map sent ", st.particles_sent, " particles");
+  if (n_local(r) != mine) f.addf(n_local(r), " rows after the restart, ", mine, " written");
+  check_positions_owned(r, decomposition(r), f);
+  f.require("restart on the rebalanced boxes");
+  DIST_OK(pvec_vector_destroy(r));
+  DIST_OK(pvec_vector_destroy(v));
+  barrier();
+  if (rank() == 0) {
+    std::remove(path.c_str());
+    std::remove((path.substr(0, path.size() - 3) + ".xmf").c_str());
+  }
+  barrier();
 }
