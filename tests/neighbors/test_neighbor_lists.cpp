@@ -1,7 +1,8 @@
 // Neighbour lists at 1-4 ranks, on the host and the device path: cell lists and Verlet lists
 // equal a brute-force reference over the rank's rows (1D/2D/3D, periodic and not, float32 and
 // float64); a half list holds each pair exactly once in the whole run, and a kernel that adds
-// to both ends followed by ghost_put(ADD) gives every particle its full neighbour count; the
+// to both ends followed by ghost_put(ADD) gives every particle its full neighbour count (the
+// Verlet checks also on rebalanced boxes: particles gathered to a corner, unequal cells); the
 // rebuild check is true exactly when a particle moved more than skin/2; stale lists and bad
 // input are refused.
 #include "neighbors_util.hpp"
@@ -17,60 +18,84 @@
 
 using namespace nbr_test;
 
+namespace {
+// Gathers the particles towards the low corner (x -> lo + (x - lo)^2 / L per dimension: the
+// density grows like 1/sqrt towards it), then rebalances: boxes of unequal sizes, cut where
+// the particles are dense.
+void gather_and_rebalance(pvec_vector_t v, const Box& b, Path p) {
+  const Column pos = column(v, PVEC_POS);
+  for (int64_t i = 0; i < n_local(v); ++i)
+    for (int d = 0; d < b.dim; ++d) {
+      const double x = get_pos(pos, i, d);
+      set_pos(pos, i, d, x * x / b.length);
+    }
+  const unsigned on = flag_of(p);
+  if (p == Path::device) DIST_OK(pvec_host_to_device(v, nullptr, 0));
+  DIST_OK(pvec_map(v, on, nullptr));
+  DIST_OK(pvec_vector_rebalance(v, PVEC_NO_WEIGHT, 1.0, on, nullptr, nullptr));
+  DIST_OK(pvec_ghost_get(v, nullptr, 0, on));
+  if (p == Path::device) to_host(v);
+}
+}  // namespace
+
 TEST_CASE("Verlet lists (full and half) equal a brute-force reference", "[neighbors]") {
   for (const Box& b : boxes())
-    for (Path p : {Path::host, Path::device}) {
-      INFO(box_name(b) << ", " << name_of(p) << " path");
-      Failures f;
-      pvec_vector_t v = make_box(b);
-      run_path(v, p);
-      const unsigned on = flag_of(p);
-      const double cutoff = 0.15, skin = 0.03;
-      for (int span : {1, 2}) {
-        pvec_verlet_t full = nullptr, half = nullptr;
-        DIST_OK(pvec_verlet_create(v, cutoff, skin, span, on, &full));
-        DIST_OK(pvec_verlet_create(v, cutoff, skin, span, on | PVEC_VERLET_HALF, &half));
-        const HostList hf = fetch_list(full), hh = fetch_list(half);
-        check_full_list(v, hf, cutoff + skin, f);
+    for (Path p : {Path::host, Path::device})
+      for (bool rebalanced : {false, true}) {
+        INFO(box_name(b) << ", " << name_of(p) << " path" << (rebalanced ? ", rebalanced" : ""));
+        Failures f;
+        pvec_vector_t v = make_box(b);
+        if (rebalanced)
+          gather_and_rebalance(v, b, p);
+        else
+          run_path(v, p);
+        const unsigned on = flag_of(p);
+        const double cutoff = 0.15, skin = 0.03;
+        for (int span : {1, 2}) {
+          pvec_verlet_t full = nullptr, half = nullptr;
+          DIST_OK(pvec_verlet_create(v, cutoff, skin, span, on, &full));
+          DIST_OK(pvec_verlet_create(v, cutoff, skin, span, on | PVEC_VERLET_HALF, &half));
+          const HostList hf = fetch_list(full), hh = fetch_list(half);
+          check_full_list(v, hf, cutoff + skin, f);
 
-        // Determinism: a rebuild gives the same arrays.
-        DIST_OK(pvec_verlet_build(half));
-        const HostList hh2 = fetch_list(half);
-        if (hh2.offsets != hh.offsets || hh2.nbr != hh.nbr)
-          f.add("a rebuild changed the half list");
+          // Determinism: a rebuild gives the same arrays.
+          DIST_OK(pvec_verlet_build(half));
+          const HostList hh2 = fetch_list(half);
+          if (hh2.offsets != hh.offsets || hh2.nbr != hh.nbr)
+            f.add("a rebuild changed the half list");
 
-        // Half list: local pairs once; with ghosts, the ghost_put(ADD) of a count over both
-        // ends gives each particle its full count, which is exactly once per pair in the run.
-        const int64_t n = n_local(v), total = n + n_ghost(v);
-        std::set<std::pair<int32_t, int32_t>> local_pairs;
-        Column acc = column(v, kAcc);
-        double* a = reinterpret_cast<double*>(acc.base);
-        std::fill(a, a + total, 0.0);
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t e = hh.offsets[i]; e < hh.offsets[i + 1]; ++e) {
-            const int32_t j = hh.nbr[e];
-            a[i] += 1;
-            a[j] += 1;
-            if (j < n &&
-                !local_pairs.insert({std::min<int32_t>(i, j), std::max<int32_t>(i, j)}).second)
-              f.addf("local pair (", i, ", ", j, ") listed twice");
-          }
-        int acc_prop = kAcc;
-        if (p == Path::device) DIST_OK(pvec_host_to_device(v, &acc_prop, 1));
-        DIST_OK(pvec_ghost_put(v, &acc_prop, 1, PVEC_REDUCE_ADD, on));
-        if (p == Path::device) DIST_OK(pvec_device_to_host(v, &acc_prop, 1));
-        for (int64_t i = 0; i < n; ++i)
-          if (a[i] != static_cast<double>(hf.offsets[i + 1] - hf.offsets[i])) {
-            f.addf("particle ", i, ": half list + ghost_put counts ", a[i], " pairs, full list ",
-                   hf.offsets[i + 1] - hf.offsets[i]);
-            break;
-          }
-        DIST_OK(pvec_verlet_destroy(full));
-        DIST_OK(pvec_verlet_destroy(half));
+          // Half list: local pairs once; with ghosts, the ghost_put(ADD) of a count over both
+          // ends gives each particle its full count, which is exactly once per pair in the run.
+          const int64_t n = n_local(v), total = n + n_ghost(v);
+          std::set<std::pair<int32_t, int32_t>> local_pairs;
+          Column acc = column(v, kAcc);
+          double* a = reinterpret_cast<double*>(acc.base);
+          std::fill(a, a + total, 0.0);
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t e = hh.offsets[i]; e < hh.offsets[i + 1]; ++e) {
+              const int32_t j = hh.nbr[e];
+              a[i] += 1;
+              a[j] += 1;
+              if (j < n &&
+                  !local_pairs.insert({std::min<int32_t>(i, j), std::max<int32_t>(i, j)}).second)
+                f.addf("local pair (", i, ", ", j, ") listed twice");
+            }
+          int acc_prop = kAcc;
+          if (p == Path::device) DIST_OK(pvec_host_to_device(v, &acc_prop, 1));
+          DIST_OK(pvec_ghost_put(v, &acc_prop, 1, PVEC_REDUCE_ADD, on));
+          if (p == Path::device) DIST_OK(pvec_device_to_host(v, &acc_prop, 1));
+          for (int64_t i = 0; i < n; ++i)
+            if (a[i] != static_cast<double>(hf.offsets[i + 1] - hf.offsets[i])) {
+              f.addf("particle ", i, ": half list + ghost_put counts ", a[i], " pairs, full list ",
+                     hf.offsets[i + 1] - hf.offsets[i]);
+              break;
+            }
+          DIST_OK(pvec_verlet_destroy(full));
+          DIST_OK(pvec_verlet_destroy(half));
+        }
+        f.require("Verlet lists");
+        DIST_OK(pvec_vector_destroy(v));
       }
-      f.require("Verlet lists");
-      DIST_OK(pvec_vector_destroy(v));
-    }
 }
 
 TEST_CASE("cell lists hold every row once, in its cell, deterministically", "[neighbors]") {
