@@ -724,7 +724,9 @@ PVEC_API pvec_status pvec_vector_get_nranks(pvec_vector_t vec, int* size);
 
 /** Subdomain owned by this rank (dim values each; lo or hi may be NULL, not both). A particle
  *  belongs to the rank whose half-open box [lo, hi) contains it; the last rank along a
- *  dimension also owns hi of a non-periodic domain. Local.
+ *  dimension also owns hi of a non-periodic domain. The boxes are equal cells of a rank grid
+ *  until pvec_vector_rebalance moves them (and a restart on the writer's rank count takes the
+ *  writer's). Local.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (both NULL). Since 0.1. */
 PVEC_API pvec_status pvec_vector_get_subdomain(pvec_vector_t vec, double* lo, double* hi);
 
