@@ -1,3 +1,5 @@
+!> Longer than 500 lines because the metadata type and the checkpoint calls that read its
+!> private parts share one module (Fortran opens a type's private components to its module only).
 !> pvec_io -- output and restart (pvec.h section 9, docs/io.md): ParaView files (VTK XML
 !> PolyData, no dependency) and HDF5 checkpoints with the caller's metadata, described and
 !> restarted on any number of ranks. Checkpoints need a build with parallel HDF5
