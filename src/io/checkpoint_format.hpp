@@ -1,6 +1,6 @@
-// What the checkpoint writer and reader share besides HDF5 (io/checkpoint_write.cpp,
-// io/checkpoint_read.cpp): the format's name and version, and the communicator a vector's
-// file is opened on. Compiled only with a parallel HDF5.
+// What the checkpoint writer and readers share besides HDF5 (io/checkpoint_write.cpp,
+// checkpoint_info.cpp, checkpoint_read.cpp): the format's name and version, and the
+// communicator a vector's file is opened on. Compiled only with a parallel HDF5.
 #pragma once
 
 #include "common/error.hpp"

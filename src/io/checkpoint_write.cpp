@@ -1,5 +1,5 @@
 // HDF5 checkpoint writer (checkpoint.hpp): the datasets of every column written collectively
-// through MPI-IO, the attributes the reader (checkpoint_read.cpp) checks, and the XDMF sidecar.
+// through MPI-IO, the attributes the reader (checkpoint_info.cpp) checks, and the XDMF sidecar.
 #include "io/checkpoint.hpp"
 
 #include "common/dtype.hpp"

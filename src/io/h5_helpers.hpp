@@ -1,8 +1,9 @@
-// HDF5 helpers of the checkpoint writer and reader (io/checkpoint_write.cpp,
-// io/checkpoint_read.cpp): an identifier closed on scope exit, HDF5's innermost error message
-// in pvec's errors, the file and memory types of pvec's dtypes, attributes written and read
-// with the checks a damaged file needs, the MPI-IO property lists, and the block-wise transfer
-// of a column's rows through a BlockPipeline. Compiled only with a parallel HDF5.
+// HDF5 helpers of the checkpoint writer and readers (io/checkpoint_write.cpp,
+// checkpoint_info.cpp, checkpoint_read.cpp): an identifier closed on scope exit, HDF5's
+// innermost error message in pvec's errors, the file and memory types of pvec's dtypes,
+// attributes written and read with the checks a damaged file needs, the MPI-IO property lists,
+// and the block-wise transfer of a column's rows through a BlockPipeline. Compiled only with a
+// parallel HDF5.
 #pragma once
 
 #include "common/error.hpp"
