@@ -9,7 +9,8 @@
 //                  balanced boxes (the baseline, measured in the same run; target <= 3x)
 //   map, ghost     a map with 10% movers and a ghost_get (new plan) on the balanced boxes of the
 //                  clustered particles, against the same calls on equal boxes of uniformly
-//                  spread particles, the same count per rank (target <= 1.3x)
+//                  spread particles, the same count per rank (target <= 1.3x); the ghosts each
+//                  holds are printed too (the two distributions do not give the same ghosts)
 //
 // Medians of --reps repetitions, each on a fresh vector; a barrier before each timed call and
 // the largest time over the ranks. One JSON line per measurement (docs/performance.md).
@@ -109,6 +110,12 @@ void move_tenth(pvec_vector_t v, const Run& run, bool clustered, uint64_t seed) 
   if (run.device) BENCH_PVEC(pvec_host_to_device(v, nullptr, 0));
 }
 
+int64_t ghost_count(pvec_vector_t v) {
+  int64_t g = 0;
+  BENCH_PVEC(pvec_vector_get_ghost_size(v, &g));
+  return g;
+}
+
 double count_imbalance(pvec_vector_t v) {
   double c = 0;
   BENCH_PVEC(pvec_vector_get_imbalance(v, PVEC_NO_WEIGHT, 0, &c, nullptr));
@@ -141,6 +148,7 @@ int main(int argc, char** argv) {
 
     std::vector<double> t_rebalance, t_again, t_map10, t_ghost, t_map10_equal, t_ghost_equal;
     double before = 0, after = 0;
+    double ghosts = 0, ghosts_equal = 0;  // the most on a rank, last repetition
     for (int r = 0; r < reps; ++r) {
       const uint64_t seed = static_cast<uint64_t>(r) + 1;
       pvec_vector_t v = make(run, s, true, seed);
@@ -150,6 +158,7 @@ int main(int argc, char** argv) {
       move_tenth(v, run, true, seed);
       t_map10.push_back(timed([&] { BENCH_PVEC(pvec_map(v, on, nullptr)); }));
       t_ghost.push_back(timed([&] { BENCH_PVEC(pvec_ghost_get(v, nullptr, 0, on)); }));
+      ghosts = max_over_ranks(static_cast<double>(ghost_count(v)));
       move_tenth(v, run, true, seed + 100);
       t_again.push_back(timed([&] {
         BENCH_PVEC(pvec_vector_rebalance(v, PVEC_NO_WEIGHT, 1.0, on, nullptr, nullptr));
@@ -160,6 +169,7 @@ int main(int argc, char** argv) {
       move_tenth(e, run, false, seed);
       t_map10_equal.push_back(timed([&] { BENCH_PVEC(pvec_map(e, on, nullptr)); }));
       t_ghost_equal.push_back(timed([&] { BENCH_PVEC(pvec_ghost_get(e, nullptr, 0, on)); }));
+      ghosts_equal = max_over_ranks(static_cast<double>(ghost_count(e)));
       BENCH_PVEC(pvec_vector_destroy(e));
     }
     const double reb = median(t_rebalance), map10 = median(t_map10), ghost = median(t_ghost);
@@ -179,6 +189,8 @@ int main(int argc, char** argv) {
                   map10 * 1e3, map_eq * 1e3, map_eq > 0 ? map10 / map_eq : 0.0);
       std::printf("%-34s %10.3f ms %10.3f ms %8.2f\n", "ghost_get: balanced vs equal boxes",
                   ghost * 1e3, ghost_eq * 1e3, ghost_eq > 0 ? ghost / ghost_eq : 0.0);
+      std::printf("%-34s %12.0f %12.0f %8.2f\n", "ghosts (most on a rank)", ghosts, ghosts_equal,
+                  ghosts_equal > 0 ? ghosts / ghosts_equal : 0.0);
       Json("bench_balance")
           .num("ranks", ranks)
           .num("per_rank", static_cast<double>(run.per_rank))
@@ -191,6 +203,8 @@ int main(int argc, char** argv) {
           .num("ghost_ms", ghost * 1e3)
           .num("map10_equal_ms", map_eq * 1e3)
           .num("ghost_equal_ms", ghost_eq * 1e3)
+          .num("ghosts", ghosts)
+          .num("ghosts_equal", ghosts_equal)
           .print();
     }
   }  // the schema is destroyed before pvec_finalize
