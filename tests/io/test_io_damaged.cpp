@@ -2,7 +2,9 @@
 // error, never a crash"): a good checkpoint's root attributes and datasets, the header pvec
 // parses, are rewritten with the HDF5 C library on rank 0 (deleted, retyped, resized, given
 // values no writer writes: NaN, negative counts, overflowing sums, extents of 2^40, reserved or
-// repeated names), one catalogue of 133 edits, then 300 seeded random combinations of
+// repeated names; the recorded decomposition: a rank grid of another rank count, cuts out of
+// order, outside the domain or NaN), one catalogue of 133 edits and up to 4 of the
+// decomposition, then 300 seeded random combinations of
 // them (the first 100 under PVEC_TEST_LIGHT). After each edit every rank calls
 // pvec_checkpoint_describe and pvec_checkpoint_restart: an edit that damages the file must give
 // PVEC_ERROR_IO from both, with a message, no schema and the output handle untouched; a harmless
@@ -208,6 +210,41 @@ std::vector<Mutation> catalogue(const Good& g) {
     add("n_global " + std::to_string(v), [v](hid_t f) { put_i64(f, "n_global", {v}); });
   for (int64_t v : {int64_t{0}, int64_t{-1}, int64_t{g.n_ranks} + 1, int64_t{1} << 31, kMax})
     add("n_ranks " + std::to_string(v), [v](hid_t f) { put_i64(f, "n_ranks", {v}); });
+  // The recorded decomposition: a rank grid of n_ranks slabs along dimension 0 and its cuts.
+  auto with_cuts = [g](int64_t slabs, std::vector<double> fractions) {
+    return [g, slabs, fractions](hid_t f) {
+      double lo[4] = {0, 0, 0, 0}, hi[4] = {1, 1, 1, 1};
+      const hid_t a = H5Aopen(f, "domain_lo", H5P_DEFAULT),
+                  b = H5Aopen(f, "domain_hi", H5P_DEFAULT);
+      H5Aread(a, H5T_NATIVE_DOUBLE, lo);
+      H5Aread(b, H5T_NATIVE_DOUBLE, hi);
+      H5Aclose(a);
+      H5Aclose(b);
+      std::vector<int64_t> grid(static_cast<size_t>(g.dim), 1);
+      grid[0] = slabs;
+      std::vector<double> cuts;
+      for (double x : fractions) cuts.push_back(lo[0] + x * (hi[0] - lo[0]));
+      if (cuts.empty()) cuts.push_back(lo[0]);  // an attribute holds one value at least
+      put_i64(f, "rank_grid", grid, false);
+      put_f64(f, "decomposition_cuts", cuts, false);
+    };
+  };
+  // Each edit damages (the combinations below need every edit of these two attributes to): a
+  // rank grid of another rank count; cuts out of order, outside the domain or NaN where there
+  // are cuts to damage (the valid cuts of a rebalanced grid are test_rebalance.cpp's).
+  std::vector<double> even, decreasing, outside, nan_cut;
+  for (int k = 1; k < g.n_ranks; ++k) {
+    even.push_back(0.5 * k / g.n_ranks);
+    decreasing.push_back(1.0 - 0.5 * k / g.n_ranks);
+    outside.push_back(k == 1 ? -0.5 : 0.5 + 0.1 * k / g.n_ranks);
+    nan_cut.push_back(k == 1 ? kNaN : 0.5 + 0.1 * k / g.n_ranks);
+  }
+  add("rank_grid of another rank count", with_cuts(g.n_ranks + 1, even));
+  if (g.n_ranks > 2) add("decomposition_cuts decreasing", with_cuts(g.n_ranks, decreasing));
+  if (g.n_ranks > 1) {
+    add("decomposition_cuts outside the domain", with_cuts(g.n_ranks, outside));
+    add("decomposition_cuts NaN", with_cuts(g.n_ranks, nan_cut));
+  }
   // Names.
   auto with_names = [g](std::vector<std::string> extra, bool replace_first) {
     return [g, extra, replace_first](hid_t f) {
