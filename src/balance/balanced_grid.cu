@@ -54,6 +54,11 @@ PVEC_HD inline int clamp_int(int64_t v, int hi) {
   return v < 0 ? 0 : (v > hi ? hi : static_cast<int>(v));
 }
 
+// The coarse bin of in-box coordinate x along d (passes 1 and 2 must agree on it).
+PVEC_HD inline int coarse_bin(const CartGrid& g, int d, double x, double inv_bin) {
+  return clamp_int(static_cast<int64_t>((x - g.lo[d]) * inv_bin), kBins - 1);
+}
+
 // Pass 1: per dimension, the weight in each of kBins equal bins.
 template <class T, class W>
 struct CoarsePass {
@@ -69,8 +74,7 @@ struct CoarsePass {
     if (q == 0) return;
     for (int d = 0; d < g.dim; ++d) {
       const double x = in_box(g, d, static_cast<double>(pos[d * cap + i]));
-      const int b = clamp_int(static_cast<int64_t>((x - g.lo[d]) * inv_bin[d]), kBins - 1);
-      add_u64(hist + d * kBins + b, q);
+      add_u64(hist + d * kBins + coarse_bin(g, d, x, inv_bin[d]), q);
     }
   }
 };
@@ -93,7 +97,7 @@ struct FinePass {
     if (q == 0) return;
     for (int d = 0; d < g.dim; ++d) {
       const double x = in_box(g, d, static_cast<double>(pos[d * cap + i]));
-      const int b = clamp_int(static_cast<int64_t>((x - g.lo[d]) * inv_bin[d]), kBins - 1);
+      const int b = coarse_bin(g, d, x, inv_bin[d]);
       const int32_t k = request[d * kBins + b];
       if (k < 0) continue;
       const double lo_b = g.lo[d] + b * bin[d];
@@ -184,8 +188,8 @@ double surface(const CartGrid& g) {
 }
 
 template <class T, class W>
-BalancedGrid balance(ParticleSet& ps, const Communicator& comm, const CartGrid& current,
-                     int weight_col, double wmax, bool device, BalanceScratch& scratch) {
+CartGrid balance(ParticleSet& ps, const Communicator& comm, const CartGrid& current, int weight_col,
+                 double wmax, bool device, BalanceScratch& scratch) {
   const Exec ex = ps.exec(device);
   const int64_t n = ps.n_local(), cap = ps.capacity();
   const int P = comm.size();
@@ -244,6 +248,15 @@ BalancedGrid balance(ParticleSet& ps, const Communicator& comm, const CartGrid& 
   std::vector<Target> targets;
   for (const auto& [d, k] : splits)
     for (int j = 1; j < k; ++j) targets.push_back(Target{d, total * j / k});
+  // The index of the first target of split (d, k): targets go split after split.
+  auto first_target = [&](int d, int k) {
+    size_t at = 0;
+    for (const auto& [sd, sk] : splits) {
+      if (sd == d && sk == k) break;
+      at += static_cast<size_t>(sk - 1);
+    }
+    return at;
+  };
   // Coarse: the bin where the weight below reaches the target.
   std::vector<int32_t> request(static_cast<size_t>(dim) * kBins, -1);
   int32_t requests = 0;
@@ -297,11 +310,7 @@ BalancedGrid balance(ParticleSet& ps, const Communicator& comm, const CartGrid& 
     for (int d = 0; d < dim; ++d) needed += c.dims[d] - 1;
     for (int d = 0; d < dim && needed <= CartGrid::kMaxCuts; ++d) {
       if (c.dims[d] == 1) continue;
-      size_t at = 0;  // the first target of (d, dims[d])
-      for (const auto& [sd, k] : splits) {
-        if (sd == d && k == c.dims[d]) break;
-        at += static_cast<size_t>(k - 1);
-      }
+      const size_t at = first_target(d, c.dims[d]);
       std::vector<double>& v = cuts[static_cast<size_t>(d)];
       for (int j = 0; j + 1 < c.dims[d]; ++j) {
         double x = targets[at + static_cast<size_t>(j)].cut;
@@ -321,11 +330,7 @@ BalancedGrid balance(ParticleSet& ps, const Communicator& comm, const CartGrid& 
     for (int d = 0; d < dim; ++d)
       if (c.dims[d] > 1) ++cut_dims, slab_d = d;
     if (cut_dims == 1 && interior[slab_d] != nullptr) {
-      size_t at = 0;
-      for (const auto& [sd, k] : splits) {
-        if (sd == slab_d && k == c.dims[slab_d]) break;
-        at += static_cast<size_t>(k - 1);
-      }
+      const size_t at = first_target(slab_d, c.dims[slab_d]);
       unsigned __int128 prev = 0, most = 0;
       for (int j = 0; j < c.dims[slab_d]; ++j) {
         const unsigned __int128 next =
@@ -350,18 +355,15 @@ BalancedGrid balance(ParticleSet& ps, const Communicator& comm, const CartGrid& 
     if (heaviest[k] <= lightest * 1.02 &&
         (heaviest[pick] > lightest * 1.02 || surface(cand[k]) < surface(cand[pick])))
       pick = k;
-  BalancedGrid best;
-  best.grid = cand[pick];
-  best.imbalance = total > 0 ? heaviest[pick] * P / static_cast<double>(total) : 1.0;
-  return best;
+  return cand[pick];
 }
 
 }  // namespace
 
-BalancedGrid balanced_grid(ParticleSet& ps, const Communicator& comm, const CartGrid& current,
-                           int weight_col, double wmax, bool device, BalanceScratch& scratch) {
+CartGrid balanced_grid(ParticleSet& ps, const Communicator& comm, const CartGrid& current,
+                       int weight_col, double wmax, bool device, BalanceScratch& scratch) {
   if (device) ps.flush_device();
-  BalancedGrid out;
+  CartGrid out;
   with_pos_type(ps.column(0).spec.dtype, [&](auto t) {
     using T = decltype(t);
     const pvec_dtype wt = weight_col < 0 ? PVEC_FLOAT64 : ps.column(weight_col).spec.dtype;

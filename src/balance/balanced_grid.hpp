@@ -30,16 +30,11 @@ struct BalanceScratch {
   ScratchBuffer hist, refine, boxes, request;
 };
 
-struct BalancedGrid {
-  CartGrid grid;
-  double imbalance = 1;  // of the chosen grid: the heaviest box over the mean (weights as used)
-};
-
 // The balanced grid of the local particles [0, n_local) of every rank, read on the chosen
 // mirror; weight_col: a scalar float32/float64 column of finite weights >= 0 (checked by the
 // caller), or -1 to count particles; wmax: the largest weight over every rank (0: count
-// particles). current gives the domain and the equal grid's factorisation. Collective.
-BalancedGrid balanced_grid(ParticleSet& ps, const Communicator& comm, const CartGrid& current,
-                           int weight_col, double wmax, bool device, BalanceScratch& scratch);
+// particles). current gives the domain. Collective.
+CartGrid balanced_grid(ParticleSet& ps, const Communicator& comm, const CartGrid& current,
+                       int weight_col, double wmax, bool device, BalanceScratch& scratch);
 
 }  // namespace pvec::impl

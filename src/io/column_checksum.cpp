@@ -5,17 +5,15 @@
 
 #include "backend/host_parallel.hpp"
 #include "common/error.hpp"
-#include "common/hd.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 namespace pvec::impl::io {
 namespace {
 
 // One word's term of the checksum (row_checksum.hpp).
-PVEC_HD inline uint64_t term(uint32_t w, uint64_t k) {
+inline uint64_t term(uint32_t w, uint64_t k) {
   const uint64_t x =
       static_cast<uint64_t>(w ^ static_cast<uint32_t>(static_cast<uint32_t>(k) * 0x9E3779B9u)) *
       0xCC9E2D51u;
@@ -29,7 +27,7 @@ struct ElementTerm {
   int64_t cap;
   int64_t ncomp;
   uint64_t k0;
-  PVEC_HD uint64_t operator()(int64_t e) const {
+  uint64_t operator()(int64_t e) const {
     const int64_t i = e / ncomp, c = e - i * ncomp;
     const E v = base[c * cap + i];
     if constexpr (sizeof(E) == 4) {

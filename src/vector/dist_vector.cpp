@@ -244,30 +244,25 @@ bool DistVector::rebalance(int weight_prop, double threshold, bool device, doubl
   if (after) *after = measure;
   if (!(measure > threshold) || comm_->size() == 1) return false;
   const int col = weighted ? column_of(weight_prop) : -1;
-  double wmax = 0;
-  if (weighted) {
-    const pvec_dtype t = ps_->column(col).spec.dtype;
-    if (t == PVEC_FLOAT32 || t == PVEC_FLOAT64)
-      reduce_column(*ps_, col, device, AllreduceOp::max, *comm_, reduce_scratch(), &wmax);
-  }
+  double wmax = 0;  // imbalance() checked the weights: a float scalar, finite, >= 0
+  if (weighted) reduce_column(*ps_, col, device, AllreduceOp::max, *comm_, reduce_scratch(), &wmax);
   if (!balance_kind_set_) {
     for (ScratchBuffer* b : {&balance_.hist, &balance_.refine, &balance_.boxes, &balance_.request})
       b->set_kind(ps_->device_kind());
     balance_kind_set_ = true;
   }
-  BalancedGrid next;
+  CartGrid next;
   comm_->agree("pvec_vector_rebalance: computing the decomposition",
                [&] { next = balanced_grid(*ps_, *comm_, grid_, col, wmax, device, balance_); });
   const CartGrid old = grid_;
-  grid_ = next.grid;
+  grid_ = next;
   try {
     map(device ? static_cast<unsigned>(PVEC_ON_DEVICE) : 0u);
   } catch (...) {
     grid_ = old;  // map left the particles as they were
     throw;
   }
-  // Measured again on the particles where they are now, as pvec_vector_get_imbalance would
-  // (the grid's own figure counts quantised weights).
+  // Measured on the particles where they are now, as pvec_vector_get_imbalance measures.
   const Imbalance done = imbalance(weight_prop, device);
   if (after) *after = weighted ? done.weight : done.count;
   return true;

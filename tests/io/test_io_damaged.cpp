@@ -1,3 +1,5 @@
+// Longer than 500 lines because it is one catalogue: every field of the header, each damaged
+// every way it can be.
 // Damaged checkpoints, structure-aware (issue 20: "a truncated or corrupted file is a clear
 // error, never a crash"): a good checkpoint's root attributes and datasets, the header pvec
 // parses, are rewritten with the HDF5 C library on rank 0 (deleted, retyped, resized, given
