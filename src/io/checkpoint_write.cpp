@@ -328,22 +328,17 @@ void write_file(DistVector& v, const std::string& tmp, int64_t step, double time
         const size_t rb = row_bytes(s, 0);
         const uint64_t k0 = static_cast<uint64_t>(first) * rb / 4;
         auto* direct = const_cast<unsigned char*>(direct_rows(ps, c, device, 0));
-        // The checksum: of a host column where it is, on every host thread
-        // (io/column_checksum.hpp); of a device mirror's blocks, by the staging thread as it
-        // brings each one from the GPU, while the file thread writes the one before.
-        const bool on_gpu = device && ps.cuda();
-        uint64_t sum = on_gpu ? 0 : column_checksum(ps, c, device, n, k0);
+        // The checksum, of the column where it is (io/column_checksum.hpp): on the GPU for a
+        // device mirror, on every host thread otherwise; the file and staging threads then
+        // only move the rows.
+        sums[k] = column_checksum(ps, c, device, n, k0, v.mirrors().device_scratch(3));
         const bool ok = move_rows(
-            dsets[k], true, mem_type(s.dtype), dxpl, dims[k], first, n, block, rb, on_gpu, direct,
-            pipe,
+            dsets[k], true, mem_type(s.dtype), dxpl, dims[k], first, n, block, rb,
+            device && ps.cuda(), direct, pipe,
             [&](int64_t b0, int64_t count, unsigned char* buf) {
               read_rows(ps, c, device, 0, b0, count, buf, scratch);
-              if (on_gpu)
-                sum += word_sum(buf, static_cast<size_t>(count) * rb,
-                                k0 + static_cast<uint64_t>(b0) * rb / 4);
             },
             [](int64_t, int64_t, const unsigned char*) {});
-        sums[k] = sum;
         if (!ok)
           fail_h5(tmp, "cannot write dataset ", c == 0 ? "/positions" : "/properties/" + s.name);
       });

@@ -106,7 +106,7 @@ class ParticleSet {
   void transfer(bool to_device, const std::vector<int>& columns, void* stream, bool wait);
 
   // Work buffers kept between calls (device-side ones in device memory for the CUDA backend).
-  // Slots 0 and 1: removal.
+  // Slots 0 and 1: removal; device slot 3: the checkpoint's checksums on the GPU.
   ScratchBuffer& host_scratch(int slot) { return host_scratch_[slot]; }
   ScratchBuffer& device_scratch(int slot) { return device_scratch_[slot]; }
   static constexpr int kScratchSlots = 4;
