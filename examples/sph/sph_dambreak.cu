@@ -56,10 +56,11 @@ const double kAlpha = 0.1, kSoundFactor = 10.0, kEndT = 3.4;
 const int kEulerEvery = 40;
 // The surge-front check (see run() and docs/examples.md): active from this resolution
 // (particles across a), over the data points up to the run's end (at least 3), within this
-// largest relative deviation. The simulated front leads the experiment's by 0.15-0.25 in T at
-// a/dp = 20-40 (11.5% and 14.9% largest deviation), more with finer particles.
+// largest relative deviation. The simulated front leads the experiment's, more with finer
+// particles: largest deviation 0.115, 0.149, 0.175 at a/dp = 20, 40, 80 (2D), about 0.25 when
+// extrapolated from them; the tolerance is above that.
 const int kFrontMinNa = 20;
-const double kFrontTol = 0.2;
+const double kFrontTol = 0.3;
 
 enum Part { kRates, kIntegrate, kReduce, kCheck, kMapGhost, kList, kRebalance, kOutput, kParts };
 const char* const kPartNames[kParts] = {"rates",     "integrate", "dt+front",  "check",
