@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The main job: install what is missing, build, run the seed example (C and CUDA), the
-# distributed demo and the Lennard-Jones MD example under mpirun -np 2. The LJ run is small
-# on a machine without a GPU (--cells 8: 2,048 particles) and ~10^6 particles on one with a
-# GPU (--cells 63: 1,000,188); LJ_CELLS overrides the size. Each program checks itself.
+# distributed demo, the Lennard-Jones MD example and the SPH dam break under mpirun -np 2. The
+# LJ run is small on a machine without a GPU (--cells 8: 2,048 particles) and ~10^6 particles
+# on one with a GPU (--cells 63: 1,000,188); LJ_CELLS overrides the size. The dam break runs in
+# 3D to T = 3.4: without a GPU at a/dp = 20 with 8 particles across the width (11,824
+# particles), with one at a/dp = 80 and width a (1,236,640 particles); SPH_DP overrides the
+# spacing (SPH_WIDTH the width, in units of a). Each program checks itself.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -33,3 +36,12 @@ fi
 cells=8
 if nvidia-smi -L 2>/dev/null | grep -q GPU; then cells=63; fi
 mpiexec -n 2 $over "$build/examples/lj_md" --cells "${LJ_CELLS:-$cells}" --steps 1000
+
+echo; echo "=== SPH dam break: mpirun -np 2 ==="
+if [ ! -x "$build/examples/sph_dambreak" ]; then
+  echo "SPH example not built (it needs MPI at configure time)" >&2
+  exit 1
+fi
+dp=0.05 width=0.4
+if nvidia-smi -L 2>/dev/null | grep -q GPU; then dp=0.0125 width=1; fi
+mpiexec -n 2 $over "$build/examples/sph_dambreak" --dp "${SPH_DP:-$dp}" --width "${SPH_WIDTH:-$width}"
