@@ -393,6 +393,9 @@ def interface_lines(fn, types):
 def capi(desc):
     types = Types(desc)
     enumerators = {v["name"] for e in desc["enums"] for v in e["values"]}
+    # Integer constants (#define PVEC_NO_PROPERTY (-2)) may initialise fields too: they are
+    # Fortran parameters of the same name.
+    enumerators |= {c["name"] for c in desc["constants"] if isinstance(c.get("value"), int)}
     names = []
     body = []
     w = body.append

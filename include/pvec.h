@@ -1267,6 +1267,60 @@ typedef struct pvec_verlet_info {
 PVEC_API pvec_status pvec_verlet_create(pvec_vector_t vec, double cutoff, double skin,
                                         int cells_per_cutoff, unsigned flags, pvec_verlet_t* out);
 
+/** Property argument meaning "none" (pvec_verlet_options: no key order, no pair filter). */
+#define PVEC_NO_PROPERTY (-2)
+
+/** What pvec_verlet_create_with builds. Fill it with PVEC_VERLET_OPTIONS_INIT (or
+ *  pvec_verlet_options_init), then set fields; fields are only ever appended.
+ *
+ *  key_prop orders each particle's neighbours by a key instead of by cell: a scalar integer
+ *  property (INT32, UINT32, INT64 or UINT64; signed keys in signed order) holding a global id,
+ *  so that a loop over a full list visits the same neighbours in the same order on any
+ *  decomposition, rank count, after a rebalance or a restart, and floating-point sums over it
+ *  are bitwise the same (docs/neighbors.md). Ascending key, ties in cell order (keys are meant
+ *  to be unique). A half list can be key-ordered too, but which rank lists a pair across a
+ *  boundary depends on the decomposition.
+ *
+ *  skip_prop filters pairs inside the build: a scalar integer property, and a pair of two
+ *  particles that both hold a nonzero value is left out (fixed wall particles, whose mutual
+ *  pairs no force loop needs). Pairs with one flagged particle stay.
+ *
+ *  Both properties are read on the mirror the list is built on, on the local and ghost rows:
+ *  the ghost rows must be current there (brought by a ghost_get on that mirror since the one
+ *  that made them, or copied by a transfer from a mirror where they were), else the build
+ *  returns STATE naming the property. */
+typedef struct pvec_verlet_options {
+  size_t struct_size;   /**< sizeof(pvec_verlet_options) of the caller */
+  double cutoff;        /**< interaction cutoff, > 0 */
+  double skin;          /**< >= 0; the list holds pairs closer than cutoff + skin */
+  int cells_per_cutoff; /**< cells per (cutoff + skin) of the cell list used, 1..8 (default 1) */
+  unsigned flags;       /**< PVEC_ON_DEVICE, PVEC_VERLET_HALF (default 0) */
+  int key_prop;         /**< PVEC_NO_PROPERTY (default), or the key property (see above) */
+  int skip_prop;        /**< PVEC_NO_PROPERTY (default), or the pair filter's property */
+} pvec_verlet_options;
+
+#define PVEC_VERLET_OPTIONS_INIT \
+  { sizeof(pvec_verlet_options), 0.0, 0.0, 1, 0, PVEC_NO_PROPERTY, PVEC_NO_PROPERTY }
+/** Size of the first layout of pvec_verlet_options. Since 0.1. */
+#define PVEC_VERLET_OPTIONS_SIZE_V1 (offsetof(pvec_verlet_options, skip_prop) + sizeof(int))
+
+/** Fill *opts with the defaults of PVEC_VERLET_OPTIONS_INIT (for languages without macros;
+ *  as pvec_vector_desc_init). Local. Errors: INVALID_ARGUMENT (opts NULL). Since 0.1. */
+PVEC_API pvec_status pvec_verlet_options_init(pvec_verlet_options* opts);
+
+/** pvec_verlet_create with options: the same list, and with key_prop its neighbours in key
+ *  order, with skip_prop without the pairs the filter names. pvec_verlet_build, _check,
+ *  _get_info and _destroy work on it as on any list; a rebuild keeps the options. Local.
+ *  *out is written only on success.
+ *  Errors: those of pvec_verlet_create; INVALID_ARGUMENT (opts NULL or its struct_size below
+ *  PVEC_VERLET_OPTIONS_SIZE_V1; key_prop or skip_prop PVEC_POS or not a scalar);
+ *  OUT_OF_RANGE (key_prop or skip_prop neither a property index nor PVEC_NO_PROPERTY);
+ *  DTYPE_MISMATCH (key_prop or skip_prop not an integer property); STATE (the property's
+ *  ghost rows are not current on the mirror the list is built on; the message names it and
+ *  says which ghost_get brings them). Since 0.1. */
+PVEC_API pvec_status pvec_verlet_create_with(pvec_vector_t vec, const pvec_verlet_options* opts,
+                                             pvec_verlet_t* out);
+
 /** Rebuild the list from the rows as they are now (after map and a new ghost_get, typically).
  *  On the device a rebuild is one pass where the room of the last build suffices: it keeps a
  *  device work array of padded rows (each particle's room the last build's largest count and

@@ -151,6 +151,15 @@ class verlet_list {
     detail::check_in("pvec::verlet_list",
                      pvec_verlet_create(v.get(), cutoff, skin, cells_per_cutoff, flags, &handle_));
   }
+  /// pvec_verlet_create_with: the same list with options (start from PVEC_VERLET_OPTIONS_INIT):
+  /// key_prop orders each particle's neighbours by an integer id (sums over the list are then
+  /// bitwise the same on any decomposition), skip_prop leaves out the pairs of two particles
+  /// flagged nonzero. Throws pvec::error: as above, and OUT_OF_RANGE, DTYPE_MISMATCH,
+  /// INVALID_ARGUMENT (a property that is no scalar integer), STATE (its ghost rows are not
+  /// current on the list's mirror).
+  verlet_list(const vector& v, const pvec_verlet_options& opts) {
+    detail::check_in("pvec::verlet_list", pvec_verlet_create_with(v.get(), &opts, &handle_));
+  }
   /// Destroys the list (pvec_verlet_destroy); errors are ignored.
   ~verlet_list() { reset(); }
   /// Takes other's list; other becomes empty.

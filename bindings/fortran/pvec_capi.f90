@@ -17,27 +17,27 @@ module pvec_capi
       PVEC_MAX_DIM, PVEC_POS, PVEC_NO_PROPS, PVEC_VECTOR_DESC_SIZE_V1, PVEC_LAYOUT_SIZE_V1, &
       PVEC_MEMORY_STATS_SIZE_V1, PVEC_OP_STATS_SIZE_V1, PVEC_VTK_RANK_ARRAY, &
       PVEC_METADATA_MAX_VALUES, PVEC_CELL_LIST_INFO_SIZE_V1, PVEC_VERLET_INFO_SIZE_V1, &
-      PVEC_NO_WEIGHT, PVEC_SUCCESS, PVEC_ERROR_INVALID_ARGUMENT, PVEC_ERROR_INVALID_HANDLE, &
-      PVEC_ERROR_OUT_OF_RANGE, PVEC_ERROR_OVERFLOW, PVEC_ERROR_OUT_OF_MEMORY, &
-      PVEC_ERROR_NO_DEVICE, PVEC_ERROR_CUDA, PVEC_ERROR_MPI, PVEC_ERROR_STATE, &
-      PVEC_ERROR_PARTICLES_OUTSIDE, PVEC_ERROR_DTYPE_MISMATCH, PVEC_ERROR_NOT_SUPPORTED, &
-      PVEC_ERROR_INTERNAL, PVEC_ERROR_IO, PVEC_OPTION_DEFAULT, PVEC_OPTION_ENVIRONMENT, &
-      PVEC_OPTION_SET, PVEC_FLOAT32, PVEC_FLOAT64, PVEC_INT32, PVEC_INT64, PVEC_UINT32, &
-      PVEC_UINT64, PVEC_NON_PERIODIC, PVEC_PERIODIC, PVEC_BACKEND_AUTO, PVEC_BACKEND_HOST, &
-      PVEC_BACKEND_CUDA, PVEC_HOST_PINNED, PVEC_HOST_PAGEABLE, PVEC_PLACE_EVEN, PVEC_PLACE_LOCAL, &
-      PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE, PVEC_GHOST_SKIP_POSITIONS, PVEC_GHOST_REUSE_PLAN, &
-      PVEC_REDUCE_ADD, PVEC_REDUCE_MIN, PVEC_REDUCE_MAX, PVEC_REDUCE_REPLACE, &
-      PVEC_TRANSPORT_NONE, PVEC_TRANSPORT_MPI, PVEC_TRANSPORT_MPI_STAGED, &
-      PVEC_TRANSPORT_CUDA_IPC, PVEC_TRANSPORT_SHARED_MEMORY, PVEC_METADATA_NUMBER, &
-      PVEC_METADATA_STRING, PVEC_METADATA_ARRAY, PVEC_RESTART_ZERO_MISSING, &
+      PVEC_NO_PROPERTY, PVEC_VERLET_OPTIONS_SIZE_V1, PVEC_NO_WEIGHT, PVEC_SUCCESS, &
+      PVEC_ERROR_INVALID_ARGUMENT, PVEC_ERROR_INVALID_HANDLE, PVEC_ERROR_OUT_OF_RANGE, &
+      PVEC_ERROR_OVERFLOW, PVEC_ERROR_OUT_OF_MEMORY, PVEC_ERROR_NO_DEVICE, PVEC_ERROR_CUDA, &
+      PVEC_ERROR_MPI, PVEC_ERROR_STATE, PVEC_ERROR_PARTICLES_OUTSIDE, PVEC_ERROR_DTYPE_MISMATCH, &
+      PVEC_ERROR_NOT_SUPPORTED, PVEC_ERROR_INTERNAL, PVEC_ERROR_IO, PVEC_OPTION_DEFAULT, &
+      PVEC_OPTION_ENVIRONMENT, PVEC_OPTION_SET, PVEC_FLOAT32, PVEC_FLOAT64, PVEC_INT32, &
+      PVEC_INT64, PVEC_UINT32, PVEC_UINT64, PVEC_NON_PERIODIC, PVEC_PERIODIC, PVEC_BACKEND_AUTO, &
+      PVEC_BACKEND_HOST, PVEC_BACKEND_CUDA, PVEC_HOST_PINNED, PVEC_HOST_PAGEABLE, &
+      PVEC_PLACE_EVEN, PVEC_PLACE_LOCAL, PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE, &
+      PVEC_GHOST_SKIP_POSITIONS, PVEC_GHOST_REUSE_PLAN, PVEC_REDUCE_ADD, PVEC_REDUCE_MIN, &
+      PVEC_REDUCE_MAX, PVEC_REDUCE_REPLACE, PVEC_TRANSPORT_NONE, PVEC_TRANSPORT_MPI, &
+      PVEC_TRANSPORT_MPI_STAGED, PVEC_TRANSPORT_CUDA_IPC, PVEC_TRANSPORT_SHARED_MEMORY, &
+      PVEC_METADATA_NUMBER, PVEC_METADATA_STRING, PVEC_METADATA_ARRAY, PVEC_RESTART_ZERO_MISSING, &
       PVEC_RESTART_SKIP_EXTRA, PVEC_CELLS_GHOSTS, PVEC_SORT_MORTON, PVEC_SORT_BOTH_MIRRORS, &
       PVEC_VERLET_HALF, PVEC_SORT_HALO_FIRST, pvec_option_info, pvec_vector_desc, pvec_layout, &
       pvec_memory_stats, pvec_op_stats, pvec_cell_list_info, pvec_verlet_info, &
-      c_pvec_version_number, c_pvec_version_string, c_pvec_status_string, c_pvec_last_error, &
-      c_pvec_init, c_pvec_finalize, c_pvec_initialized, c_pvec_cuda_device_count, &
-      c_pvec_options_get_count, c_pvec_options_get_info, c_pvec_options_get_text, &
-      c_pvec_options_set, c_pvec_dtype_size, c_pvec_dtype_name, c_pvec_schema_create, &
-      c_pvec_schema_destroy, c_pvec_schema_add, c_pvec_schema_add_scalar, &
+      pvec_verlet_options, c_pvec_version_number, c_pvec_version_string, c_pvec_status_string, &
+      c_pvec_last_error, c_pvec_init, c_pvec_finalize, c_pvec_initialized, &
+      c_pvec_cuda_device_count, c_pvec_options_get_count, c_pvec_options_get_info, &
+      c_pvec_options_get_text, c_pvec_options_set, c_pvec_dtype_size, c_pvec_dtype_name, &
+      c_pvec_schema_create, c_pvec_schema_destroy, c_pvec_schema_add, c_pvec_schema_add_scalar, &
       c_pvec_schema_add_vector, c_pvec_schema_add_tensor, c_pvec_schema_get_count, &
       c_pvec_schema_get_property, c_pvec_vector_desc_init, c_pvec_vector_create, &
       c_pvec_vector_destroy, c_pvec_vector_get_size, c_pvec_vector_get_ghost_size, &
@@ -57,7 +57,8 @@ module pvec_capi
       c_pvec_checkpoint_describe, c_pvec_checkpoint_get_metadata_count, &
       c_pvec_checkpoint_get_metadata, c_pvec_checkpoint_restart, c_pvec_cell_list_create, &
       c_pvec_cell_list_build, c_pvec_cell_list_get_info, c_pvec_cell_list_destroy, &
-      c_pvec_vector_sort, c_pvec_verlet_create, c_pvec_verlet_build, c_pvec_verlet_get_info, &
+      c_pvec_vector_sort, c_pvec_verlet_create, c_pvec_verlet_options_init, &
+      c_pvec_verlet_create_with, c_pvec_verlet_build, c_pvec_verlet_get_info, &
       c_pvec_verlet_check, c_pvec_verlet_destroy, c_pvec_vector_get_imbalance, &
       c_pvec_vector_rebalance
 
@@ -92,6 +93,9 @@ module pvec_capi
   integer(c_size_t), parameter :: PVEC_CELL_LIST_INFO_SIZE_V1 = 176
   !> C: (offsetof(pvec_verlet_info, neighbors) + sizeof(void*)) (LP64)
   integer(c_size_t), parameter :: PVEC_VERLET_INFO_SIZE_V1 = 64
+  integer(c_int), parameter :: PVEC_NO_PROPERTY = -2  !< C: (-2)
+  !> C: (offsetof(pvec_verlet_options, skip_prop) + sizeof(int)) (LP64)
+  integer(c_size_t), parameter :: PVEC_VERLET_OPTIONS_SIZE_V1 = 40
   integer(c_int), parameter :: PVEC_NO_WEIGHT = -2  !< C: (-2)
 
   ! ---- pvec_status -------------------------------------------------------------------------------
@@ -287,6 +291,18 @@ module pvec_capi
     type(c_ptr) :: offsets = c_null_ptr  !< const int64_t* in C
     type(c_ptr) :: neighbors = c_null_ptr  !< const int32_t* in C
   end type pvec_verlet_info
+
+  !> struct pvec_verlet_options, field for field. Defaults are those of PVEC_VERLET_OPTIONS_INIT
+  !> (struct_size 0: the wrappers set it).
+  type, bind(C) :: pvec_verlet_options
+    integer(c_size_t) :: struct_size = 0
+    real(c_double) :: cutoff = 0.0_c_double
+    real(c_double) :: skin = 0.0_c_double
+    integer(c_int) :: cells_per_cutoff = 1
+    integer(c_int) :: flags = 0
+    integer(c_int) :: key_prop = PVEC_NO_PROPERTY
+    integer(c_int) :: skip_prop = PVEC_NO_PROPERTY
+  end type pvec_verlet_options
 
   ! ---- Functions: c_pvec_<name> is pvec_<name> of pvec.h -----------------------------------------
   interface
@@ -969,6 +985,22 @@ module pvec_capi
       type(c_ptr), intent(out) :: out
       integer(c_int) :: r
     end function c_pvec_verlet_create
+    ! pvec_status pvec_verlet_options_init(pvec_verlet_options* opts);
+    function c_pvec_verlet_options_init(opts) result(r) bind(C, name='pvec_verlet_options_init')
+      import :: c_int, pvec_verlet_options
+      type(pvec_verlet_options), intent(inout) :: opts
+      integer(c_int) :: r
+    end function c_pvec_verlet_options_init
+    ! pvec_status pvec_verlet_create_with(pvec_vector_t vec, const pvec_verlet_options* opts,
+    ! pvec_verlet_t* out);
+    function c_pvec_verlet_create_with(vec, opts, out) result(r) &
+        bind(C, name='pvec_verlet_create_with')
+      import :: c_int, c_ptr, pvec_verlet_options
+      type(c_ptr), value :: vec
+      type(pvec_verlet_options), intent(in) :: opts
+      type(c_ptr), intent(out) :: out
+      integer(c_int) :: r
+    end function c_pvec_verlet_create_with
     ! pvec_status pvec_verlet_build(pvec_verlet_t list);
     function c_pvec_verlet_build(list) result(r) bind(C, name='pvec_verlet_build')
       import :: c_int, c_ptr

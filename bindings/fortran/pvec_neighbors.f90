@@ -158,22 +158,39 @@ contains
   !> PVEC_ERROR_INVALID_ARGUMENT (cutoff not positive, skin negative, cutoff + skin above the
   !> ghost width, unknown flags, a NaN position), STATE (a half list whose ghosts do not come from
   !> the last valid ghost plan), NOT_SUPPORTED, INVALID_HANDLE, OUT_OF_MEMORY, CUDA.
-  subroutine pvec_verlet_create(vec, cutoff, skin, list, cells_per_cutoff, flags, stat, errmsg)
+  !> key_prop, skip_prop (0-based property indices, as in C; pvec_verlet_create_with): each
+  !> particle's neighbours in ascending key (a scalar integer id), and pairs of two particles
+  !> flagged nonzero in skip_prop left out. Both must be current on the ghost rows (STATE); a
+  !> property that is no scalar integer: OUT_OF_RANGE, DTYPE_MISMATCH or INVALID_ARGUMENT.
+  subroutine pvec_verlet_create(vec, cutoff, skin, list, cells_per_cutoff, flags, key_prop, &
+                                skip_prop, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
     real(c_double), intent(in) :: cutoff, skin
     type(pvec_verlet), intent(out) :: list
-    integer, intent(in), optional :: cells_per_cutoff, flags
+    integer, intent(in), optional :: cells_per_cutoff, flags, key_prop, skip_prop
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: k, f
     type(c_ptr) :: h
+    type(pvec_verlet_options) :: o
     k = 1
     if (present(cells_per_cutoff)) k = int(cells_per_cutoff, c_int)
     f = 0
     if (present(flags)) f = int(flags, c_int)
     h = c_null_ptr
     list%h = c_null_ptr
-    k = c_pvec_verlet_create(vec%h, cutoff, skin, k, f, h)
+    if (present(key_prop) .or. present(skip_prop)) then
+      o%struct_size = c_sizeof(o)
+      o%cutoff = cutoff
+      o%skin = skin
+      o%cells_per_cutoff = k
+      o%flags = f
+      if (present(key_prop)) o%key_prop = int(key_prop, c_int)
+      if (present(skip_prop)) o%skip_prop = int(skip_prop, c_int)
+      k = c_pvec_verlet_create_with(vec%h, o, h)
+    else
+      k = c_pvec_verlet_create(vec%h, cutoff, skin, k, f, h)
+    end if
     if (k == PVEC_SUCCESS) list%h = h
     call finish_c(k, stat, errmsg)
   end subroutine pvec_verlet_create

@@ -1,6 +1,7 @@
 // Section 10 of pvec.h: neighbour search.
 #include "capi/guard.hpp"
 #include "capi/versioned.hpp"
+#include "common/dtype.hpp"
 
 using namespace pvec::impl;
 using namespace pvec::impl::capi;
@@ -24,6 +25,43 @@ void require_fresh(uint64_t built_epoch, bool built, const DistVector& v, const 
          " is stale: the vector's rows changed since it was built (map, sort, ghost_get with a "
          "new plan, or a change of the particles); call ",
          rebuild);
+}
+
+// The column of an option's property (pvec_verlet_options: key_prop, skip_prop), -1 for
+// PVEC_NO_PROPERTY: a scalar integer property.
+int option_column(const DistVector& v, int prop, const char* what) {
+  if (prop == PVEC_NO_PROPERTY) return -1;
+  if (prop == PVEC_POS)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, what, " is PVEC_POS: it must be a scalar integer property");
+  if (prop < 0 || prop >= v.schema().count())
+    fail(PVEC_ERROR_OUT_OF_RANGE, what, " = ", prop, " is neither a property index (0..",
+         v.schema().count() - 1, ") nor PVEC_NO_PROPERTY");
+  const int col = v.column_of(prop);
+  const PropertySpec& s = v.particles().column(col).spec;
+  if (s.dtype != PVEC_INT32 && s.dtype != PVEC_UINT32 && s.dtype != PVEC_INT64 &&
+      s.dtype != PVEC_UINT64)
+    fail(PVEC_ERROR_DTYPE_MISMATCH, what, " '", s.name, "' is ", dtype_name(s.dtype),
+         ": it must be an integer property (int32, uint32, int64 or uint64)");
+  if (s.ncomp != 1 || s.rank != 0)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, what, " '", s.name,
+         "' has several components: it must be a scalar (one value per particle)");
+  return col;
+}
+
+// A list option reads its property on the ghost rows too: they must be current there.
+void require_ghost_values(const DistVector& v, int col, bool device, const char* what) {
+  if (col < 0 || v.particles().n_ghost() == 0 || v.ghost_rows_current(col, device)) return;
+  fail(PVEC_ERROR_STATE, "the ", what, " property '", v.name_of(col), "' is not current on the ",
+       device ? "device" : "host",
+       " mirror's ghost rows: no ghost_get on that mirror brought it since the ghost rows were "
+       "made (or a ghost_put changed it since); add it to the property list of pvec_ghost_get",
+       device ? " (with PVEC_ON_DEVICE)" : "");
+}
+
+void build_list(VerletObject& o, DistVector& v) {
+  require_ghost_values(v, o.params.key_col, o.params.device, "key");
+  require_ghost_values(v, o.params.skip_col, o.params.device, "pair filter");
+  o.list.build(v.neighbor_input(), o.params);
 }
 
 }  // namespace
@@ -123,7 +161,37 @@ extern "C" pvec_status pvec_verlet_create(pvec_vector_t vec, double cutoff, doub
     obj->params.span = cells_per_cutoff;
     obj->params.half = (flags & PVEC_VERLET_HALF) != 0;
     obj->params.device = (flags & PVEC_ON_DEVICE) != 0;
-    obj->list.build(v.neighbor_input(), obj->params);
+    build_list(*obj, v);
+    *out = to_handle<pvec_verlet_t>(verlet_lists().insert(std::move(obj)));
+  });
+}
+
+extern "C" pvec_status pvec_verlet_options_init(pvec_verlet_options* opts) {
+  return guard("pvec_verlet_options_init", [&] {
+    if (opts == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, "opts is NULL");
+    *opts = pvec_verlet_options PVEC_VERLET_OPTIONS_INIT;
+  });
+}
+
+extern "C" pvec_status pvec_verlet_create_with(pvec_vector_t vec, const pvec_verlet_options* opts,
+                                               pvec_verlet_t* out) {
+  return guard("pvec_verlet_create_with", [&] {
+    DistVector& v = vec_of(vec);
+    const pvec_verlet_options o =
+        read_versioned(opts, pvec_verlet_options PVEC_VERLET_OPTIONS_INIT,
+                       PVEC_VERLET_OPTIONS_SIZE_V1, "opts", "pvec_verlet_options");
+    out_arg(out, "out");
+    check_flags(o.flags, PVEC_ON_DEVICE | PVEC_VERLET_HALF);
+    auto obj = std::make_unique<VerletObject>();
+    obj->vec = vec;
+    obj->params.cutoff = o.cutoff;
+    obj->params.skin = o.skin;
+    obj->params.span = o.cells_per_cutoff;
+    obj->params.half = (o.flags & PVEC_VERLET_HALF) != 0;
+    obj->params.device = (o.flags & PVEC_ON_DEVICE) != 0;
+    obj->params.key_col = option_column(v, o.key_prop, "key_prop");
+    obj->params.skip_col = option_column(v, o.skip_prop, "skip_prop");
+    build_list(*obj, v);
     *out = to_handle<pvec_verlet_t>(verlet_lists().insert(std::move(obj)));
   });
 }
@@ -132,7 +200,7 @@ extern "C" pvec_status pvec_verlet_build(pvec_verlet_t list) {
   return guard("pvec_verlet_build", [&] {
     VerletObject& o = verlet_lists().get(list);
     DistVector& v = vector_of(o.vec, "Verlet list");
-    o.list.build(v.neighbor_input(), o.params);
+    build_list(o, v);
   });
 }
 

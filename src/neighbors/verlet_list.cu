@@ -37,6 +37,18 @@ struct GhostRule {
   }
 };
 
+// The pair filter (verlet_list.hpp): rows whose value in an integer column is nonzero; a pair
+// of two such rows is left out. flags null: no filter.
+struct PairFilter {
+  const void* flags = nullptr;
+  bool wide = false;  // 8-byte integers (else 4-byte)
+  PVEC_HD bool on(int64_t j) const {
+    return wide ? static_cast<const uint64_t*>(flags)[j] != 0
+                : static_cast<const uint32_t*>(flags)[j] != 0;
+  }
+  PVEC_HD bool active() const { return flags != nullptr; }
+};
+
 // FILL: 0 count, 1 fill the CSR arrays; 2 (the warp pass only, verlet_warp.cuh) fill padded
 // rows and count.
 template <class T, int DIM, bool HALF, int FILL>
@@ -54,6 +66,7 @@ struct VerletPass {
   int64_t xs_stride = 0;
   int32_t* pad = nullptr;  // FILL 2: rows of stride entries
   int64_t stride = 0;
+  PairFilter skip = {};
 
   PVEC_HD void operator()(int64_t t) const {
     // Neighbouring threads take neighbouring particles, so that a warp reads the same cells.
@@ -69,10 +82,12 @@ struct VerletPass {
     }
     int64_t out = FILL ? offsets[i] : 0;
     int64_t cnt = 0;
+    const bool skip_i = skip.active() && skip.on(i);
     // mode 0: every entry; 1: ghosts only (a cell in the lower half of the stencil); 2: own
     // cell (locals above i, and ghosts).
     auto visit = [&](int32_t j, int mode) {
       if (j == i) return;
+      if (skip_i && skip.on(j)) return;
       if (HALF) {
         if (j < n_local) {
           if (mode == 2 && j < i) return;
@@ -257,6 +272,7 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
     for (ScratchBuffer* b :
          {&offsets_, &neighbors_, &x0_, &self_shift_, &flag_, &scan_tmp_, &order_, &xs_, &pad_})
       b->set_kind(kind);
+    key_order_.set_kind(kind);
     stride_ = 0;
     kind_set_ = true;
     on_device_ = dev_mem;
@@ -276,6 +292,11 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
     }
   }
   const pvec::cell_list_view g = cells_.view();
+  PairFilter skip = {};
+  if (p.skip_col >= 0) {
+    skip.flags = ps.column(p.skip_col).mirror(p.device);
+    skip.wide = ps.column(p.skip_col).spec.elem_size == 8;
+  }
   int64_t* offsets = offsets_.ensure_as<int64_t>(n + 2);
   const void* pos = ps.column(0).mirror(p.device);
   const int64_t cap = ps.capacity();
@@ -334,12 +355,13 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
                                        offsets, nullptr, order, xs,        xs_stride};
           one.pad = pad;
           one.stride = stride_;
+          one.skip = skip;
           verlet_pass(ex, n, one, warp);
         } else {
-          verlet_pass(ex, n,
-                      VerletPass<T, DIM, H, 0>{g, x, cap, cut * cut, n, rule, offsets, nullptr,
-                                               order, xs, xs_stride},
-                      warp);
+          VerletPass<T, DIM, H, 0> count{g,       x,       cap,   cut * cut, n,        rule,
+                                         offsets, nullptr, order, xs,        xs_stride};
+          count.skip = skip;
+          verlet_pass(ex, n, count, warp);
         }
         total = exclusive_scan(ex, offsets, n, scan_tmp_, &most);
         int32_t* nbr = neighbors_.ensure_as<int32_t>(std::max<int64_t>(total, 1));
@@ -349,10 +371,10 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
           return;
         }
 #endif
-        verlet_pass(ex, n,
-                    VerletPass<T, DIM, H, 1>{g, x, cap, cut * cut, n, rule, offsets, nbr, order, xs,
-                                             xs_stride},
-                    warp);
+        VerletPass<T, DIM, H, 1> fill{g,       x,   cap,   cut * cut, n,        rule,
+                                      offsets, nbr, order, xs,        xs_stride};
+        fill.skip = skip;
+        verlet_pass(ex, n, fill, warp);
       };
       if (p.half)
         run(std::true_type{});
@@ -364,6 +386,10 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
         copy_2d(x0, n * sizeof(T), x, cap * sizeof(T), n * sizeof(T), DIM, ex.on_device, ex.stream);
     });
   });
+  if (p.key_col >= 0)
+    order_by_key(ex, offsets, static_cast<int32_t*>(neighbors_.data()), n, total,
+                 ps.column(p.key_col).mirror(p.device), ps.column(p.key_col).spec.dtype,
+                 key_order_);
   if (ex.on_device) stream_synchronize(ex.stream);
   n_ = n;
   n_pairs_ = total;

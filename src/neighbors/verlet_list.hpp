@@ -11,9 +11,15 @@
 // rank's own periodic images, when the image's periodic shift is positive (its first nonzero
 // component). The rank above never lists the pair, so the pair is computed once in the whole
 // run and ghost_put(ADD) brings the ghost's share home.
+//
+// Options: a pair filter (skip_col: pairs whose two rows both hold a nonzero value in that
+// integer column are left out, inside the passes, so the arrays never hold them), and a key
+// order (key_col: each particle's neighbours reordered by that integer column after the fill,
+// neighbors/key_order.hpp). The owner checks that both columns are current on the ghost rows.
 #pragma once
 
 #include "neighbors/cell_list.hpp"
+#include "neighbors/key_order.hpp"
 
 #include <pvec_neighbors_view.hpp>
 
@@ -27,6 +33,8 @@ struct VerletParams {
   int span = 1;
   bool half = false;
   bool device = false;
+  int key_col = -1;   // order each particle's neighbours by this integer column (-1: cell order)
+  int skip_col = -1;  // leave out pairs flagged nonzero on both sides in this column (-1: none)
 };
 
 class VerletList {
@@ -60,6 +68,7 @@ class VerletList {
   bool on_device_ = false;
   int64_t stride_ = 0;  // room per particle of a one-pass rebuild (0: two passes)
   ScratchBuffer offsets_, neighbors_, x0_, self_shift_, flag_, scan_tmp_, order_, xs_, pad_;
+  KeyOrderScratch key_order_;
 };
 
 }  // namespace pvec::impl

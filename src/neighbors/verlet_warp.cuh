@@ -59,6 +59,7 @@ struct WarpStage {
   int32_t seg_mode[32];   // 0: every entry; 1: ghosts only (lower cell); 2: own cell
   T x[3][32];             // the positions of the cell's particles in this chunk
   int32_t row[32];        // and their rows
+  int32_t skip[32];       // and whether the pair filter flags them
 };
 
 template <class T, int DIM, bool HALF, int FILL>
@@ -145,6 +146,7 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
       const int32_t e = own_first + chunk + lane;
       const int32_t i = g.cell_particles[e];
       sh.row[lane] = i;
+      sh.skip[lane] = p.skip.active() && p.skip.on(i) ? 1 : 0;
       for (int d = 0; d < DIM; ++d) sh.x[d][lane] = p.xs[d * p.xs_stride + e];
       if (FILL == 1) my_out = p.offsets[i];
     }
@@ -156,12 +158,14 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
       // away when there is no candidate or a half list drops the ghost, so that the
       // distance test alone rejects it).
       int32_t jj[Q], jc[Q];
+      bool js[Q];  // flagged by the pair filter
       T xj[Q][DIM];
 #pragma unroll
       for (int s = 0; s < Q; ++s) {
         const int32_t q = q0 + 32 * s + lane;
         jj[s] = -1;
         jc[s] = HALF ? INT32_MAX : -1;
+        js[s] = false;
         for (int d = 0; d < DIM; ++d) xj[s][d] = kFar<T>;
         if (q < total) {
           while (sh.seg_end[seg] <= q) ++seg;
@@ -169,6 +173,7 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
           const int32_t j = g.cell_particles[e];
           if (!HALF || j < p.n_local || p.rule.keep(j)) {
             jj[s] = j;
+            js[s] = p.skip.active() && p.skip.on(j);
             for (int d = 0; d < DIM; ++d) xj[s][d] = p.xs[d * p.xs_stride + e];
             // Full list: any row but the particle's own. Half list: a local of the own cell
             // only above the particle (no bound elsewhere).
@@ -181,6 +186,7 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
       }
       for (int k = 0; k < mk; ++k) {
         const int32_t ik = sh.row[k];
+        const bool sk = sh.skip[k] != 0;
         T xk[DIM];
         for (int d = 0; d < DIM; ++d) xk[d] = sh.x[d][k];
         int32_t* out = nullptr;
@@ -199,7 +205,7 @@ __global__ void __launch_bounds__(kWarpBlock, 4)
             const T dx = xj[s][d] - xk[d];
             r2 = d == 0 ? sq_first(dx) : add_square(r2, dx);
           }
-          const bool hit = r2 < p.cut2 && (HALF ? jc[s] > ik : jc[s] != ik);
+          const bool hit = r2 < p.cut2 && (HALF ? jc[s] > ik : jc[s] != ik) && !(sk && js[s]);
           const unsigned votes = __ballot_sync(0xffffffffu, hit);
           const int32_t at = tot + __popc(votes & below);
           if (FILL && hit && (!PAD || at < room)) out[at] = jj[s];

@@ -273,6 +273,19 @@ void DistVector::transfer(bool to_device, const std::vector<int>& columns, void*
   ps_->transfer(to_device, columns, stream, wait);
   if (std::find(columns.begin(), columns.end(), 0) != columns.end())
     halo_.positions_replaced[to_device ? 1 : 0] = true;
+  // The copy carries the ghost rows too: they are as current as they were on the source.
+  for (const int c : columns) note_ghost_rows(c, to_device, ghost_rows_current(c, !to_device));
+}
+
+bool DistVector::ghost_rows_current(int column, bool device) const {
+  const std::vector<char>& v = ghost_current_[device ? 1 : 0];
+  return column >= 0 && static_cast<size_t>(column) < v.size() && v[column] != 0;
+}
+
+void DistVector::note_ghost_rows(int column, bool device, bool current) {
+  std::vector<char>& v = ghost_current_[device ? 1 : 0];
+  if (v.size() <= static_cast<size_t>(column)) v.resize(static_cast<size_t>(column) + 1, 0);
+  v[column] = current ? 1 : 0;
 }
 
 void DistVector::reserve(int64_t n) {
@@ -314,15 +327,25 @@ int64_t DistVector::map(unsigned flags) {
 
 void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   std::vector<int> cols = columns_of(props, nprops, false);
+  const std::vector<int> carried = cols;
+  const bool device = (flags & PVEC_ON_DEVICE) != 0;
   DistContext ctx = context();
-  // A new plan may put other particles in the ghost rows (even when it fails half way).
-  if ((flags & PVEC_GHOST_REUSE_PLAN) == 0) ++rows_epoch_;
+  // A new plan may put other particles in the ghost rows (even when it fails half way): no
+  // column's ghost rows are current on either mirror until this one brings them.
+  if ((flags & PVEC_GHOST_REUSE_PLAN) == 0) {
+    ++rows_epoch_;
+    ghost_current_[0].clear();
+    ghost_current_[1].clear();
+  }
   impl::ghost_get(ctx, halo_, std::move(cols), flags);
+  for (const int c : carried) note_ghost_rows(c, device, true);
 }
 
 void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags) {
   const std::vector<int> cols = columns_of(props, nprops, false);
   DistContext ctx = context();
+  // The owners' rows change, so the ghost copies on this mirror no longer match them.
+  for (const int c : cols) note_ghost_rows(c, (flags & PVEC_ON_DEVICE) != 0, false);
   impl::ghost_put(ctx, halo_.plan.get(), cols, op, flags);
 }
 

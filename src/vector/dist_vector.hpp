@@ -86,6 +86,11 @@ class DistVector {
   void ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags);
   // Any change of local particles invalidates the ghost plan.
   void forget_ghost_plan();
+  // Whether the ghost rows of a column on one mirror (device: the second mirror) hold what its
+  // owners hold: brought by a ghost_get on that mirror since the one that built the ghost
+  // plan, or copied there by a transfer from a mirror where they were, and no ghost_put of
+  // the column since. Neighbour options that read ghost values (keys, pair flags) require it.
+  bool ghost_rows_current(int column, bool device) const;
 
   // Neighbour search (neighbors/). The rows epoch counts the changes of which particle is in
   // which row: every change of the local particles and every ghost_get that builds a new plan
@@ -146,6 +151,8 @@ class DistVector {
   std::unique_ptr<Transport> transport_;
   GhostState halo_;
   uint64_t rows_epoch_ = 0;
+  std::vector<char> ghost_current_[2];  // per mirror, per column (ghost_rows_current)
+  void note_ghost_rows(int column, bool device, bool current);
   SortScratch sort_;
   Workspace ws_;
   ScratchBuffer io_stage_;

@@ -1101,7 +1101,50 @@ std::vector<Row> build_rows(Ctx& c) {
         [h](Ctx& x) { return pvec_vector_sort(h.second(x), 0.1, 0, &i); });
     add("pvec_verlet_create", h.first, HANDLE,
         [h](Ctx& x) { return pvec_verlet_create(h.second(x), 0.1, 0.0, 1, 0, &vl_out); });
+    add("pvec_verlet_create_with", h.first, HANDLE, [h](Ctx& x) {
+      pvec_verlet_options o = PVEC_VERLET_OPTIONS_INIT;
+      o.cutoff = 0.1;
+      return pvec_verlet_create_with(h.second(x), &o, &vl_out);
+    });
   }
+  // Verlet options against the witness's properties: mass float64, cell int32[3], stress, id
+  // uint64 (index 3).
+  struct Opt {
+    const char* what;
+    int key, skip;
+    size_t size;
+    unsigned flags;
+    pvec_status want;
+  };
+  const size_t osz = sizeof(pvec_verlet_options);
+  for (const Opt& b : std::vector<Opt>{
+           {"key_prop float64 (mass)", 0, PVEC_NO_PROPERTY, osz, 0u, PVEC_ERROR_DTYPE_MISMATCH},
+           {"key_prop int32[3] (cell)", 1, PVEC_NO_PROPERTY, osz, 0u, IA},
+           {"key_prop PVEC_POS", PVEC_POS, PVEC_NO_PROPERTY, osz, 0u, IA},
+           {"key_prop 2^20", 1 << 20, PVEC_NO_PROPERTY, osz, 0u, PVEC_ERROR_OUT_OF_RANGE},
+           {"skip_prop -7", 3, -7, osz, 0u, PVEC_ERROR_OUT_OF_RANGE},
+           {"skip_prop float32 tensor", 3, 2, osz, 0u, PVEC_ERROR_DTYPE_MISMATCH},
+           {"struct_size 0", 3, PVEC_NO_PROPERTY, 0, 0u, IA},
+           {"struct_size below V1", 3, PVEC_NO_PROPERTY, PVEC_VERLET_OPTIONS_SIZE_V1 - 1, 0u, IA},
+           {"flags 1<<20", 3, PVEC_NO_PROPERTY, osz, 1u << 20, IA}})
+    add("pvec_verlet_create_with", b.what, b.want, [b](Ctx& x) {
+      pvec_verlet_options o = PVEC_VERLET_OPTIONS_INIT;
+      o.struct_size = b.size;
+      o.cutoff = 0.1;
+      o.key_prop = b.key;
+      o.skip_prop = b.skip;
+      o.flags = b.flags;
+      return pvec_verlet_create_with(x.witness.get(), &o, &vl_out);
+    });
+  add("pvec_verlet_create_with", "opts NULL", IA,
+      [](Ctx& x) { return pvec_verlet_create_with(x.witness.get(), nullptr, &vl_out); });
+  add("pvec_verlet_create_with", "out NULL", IA, [](Ctx& x) {
+    pvec_verlet_options o = PVEC_VERLET_OPTIONS_INIT;
+    o.cutoff = 0.1;
+    return pvec_verlet_create_with(x.witness.get(), &o, nullptr);
+  });
+  add("pvec_verlet_options_init", "opts NULL", IA,
+      [](Ctx&) { return pvec_verlet_options_init(nullptr); });
   const pvec_cell_list_t no_cl = nullptr, bogus_cl = reinterpret_cast<pvec_cell_list_t>(0x7777);
   const pvec_verlet_t no_vl = nullptr, bogus_vl = reinterpret_cast<pvec_verlet_t>(0x7777);
   for (pvec_cell_list_t l : {no_cl, bogus_cl}) {

@@ -3,7 +3,8 @@
 # source per concept, the shared boxes and references in neighbors_util.
 set(_here ${CMAKE_CURRENT_LIST_DIR})
 pvec_add_dist_test(neighbors ${_here}/test_neighbor_lists.cpp ${_here}/test_locality_sort.cpp
-                   ${_here}/test_build_methods.cpp ${_here}/neighbors_util.cpp)
+                   ${_here}/test_build_methods.cpp ${_here}/test_verlet_options.cpp
+                   ${_here}/neighbors_util.cpp)
 if(PVEC_HAVE_CUDA)
   target_compile_definitions(dist_neighbors PRIVATE PVEC_TEST_CUDA=1)
   target_link_libraries(dist_neighbors PRIVATE CUDA::cudart)

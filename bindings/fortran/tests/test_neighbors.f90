@@ -13,13 +13,13 @@ program test_neighbors
   type(pvec_schema) :: s
   type(pvec_vector_desc) :: desc
   type(pvec_vector) :: vec
-  type(pvec_verlet) :: full, half, dev
+  type(pvec_verlet) :: full, half, dev, keyed
   type(pvec_cell_list) :: cells
   type(pvec_verlet_info) :: vi
   type(pvec_cell_list_info) :: ci
   real(c_double), pointer :: x(:, :)
-  integer(c_int64_t), pointer :: off(:), hoff(:)
-  integer(c_int32_t), pointer :: nbr(:), hnbr(:), co(:), cp(:), lo(:)
+  integer(c_int64_t), pointer :: off(:), hoff(:), koff(:), ids(:)
+  integer(c_int32_t), pointer :: nbr(:), hnbr(:), co(:), cp(:), lo(:), knbr(:)
   integer(c_int32_t), allocatable :: seen(:)
   integer(c_int64_t) :: n, ng, i, j, e, want, local_full, local_half
   integer(c_int64_t), parameter :: np = 300
@@ -91,6 +91,25 @@ program test_neighbors
     end do
   end do
   call check(local_full == 2 * local_half, 'half list holds each local pair once')
+
+  ! ---- Key order: ids that fall with the row, brought to the ghosts; neighbours by ascending id ---
+  call pvec_host_view(vec, 0, ids)
+  do i = 1, n
+    ids(i) = 1000 - i
+  end do
+  call pvec_ghost_get(vec, [0], flags=PVEC_GHOST_REUSE_PLAN)
+  call pvec_host_view(vec, 0, ids)
+  call pvec_verlet_create(vec, rc, skin, keyed, key_prop=0)
+  call pvec_verlet_arrays(keyed, koff, knbr)
+  call check(all(koff == off), 'a key-ordered list has the same counts')
+  do i = 1, n
+    do e = koff(i) + 2, koff(i + 1)
+      call check(ids(knbr(e - 1) + 1) < ids(knbr(e) + 1), 'neighbours in ascending id')
+    end do
+  end do
+  call pvec_verlet_destroy(keyed)
+  call pvec_verlet_create(vec, rc, skin, keyed, key_prop=PVEC_POS, stat=st)
+  call check(st == PVEC_ERROR_INVALID_ARGUMENT, 'positions are no key')
 
   ! ---- Cell list with ghosts: every row once, locals first in each cell ---------------------------
   call pvec_cell_list_create(vec, 0.2d0, cells, cells_per_cutoff=2, flags=PVEC_CELLS_GHOSTS)

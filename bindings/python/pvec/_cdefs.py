@@ -26,6 +26,8 @@ NO_PROPS = -1
 VTK_RANK_ARRAY = 1 << 4
 # pvec_vector_get_imbalance's weight argument for "count particles" (section 11).
 NO_WEIGHT = -2
+# "No property" in pvec_verlet_options (key_prop, skip_prop; section 10).
+NO_PROPERTY = -2
 # The longest array attribute of a checkpoint's metadata (section 9).
 METADATA_MAX_VALUES = 4096
 
@@ -282,6 +284,20 @@ class VerletInfo(ctypes.Structure):
     ]
 
 
+class VerletOptions(ctypes.Structure):
+    """pvec_verlet_options: what pvec_verlet_create_with builds."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("cutoff", ctypes.c_double),
+        ("skin", ctypes.c_double),
+        ("cells_per_cutoff", ctypes.c_int),
+        ("flags", ctypes.c_uint),
+        ("key_prop", ctypes.c_int),
+        ("skip_prop", ctypes.c_int),
+    ]
+
+
 # Sizes of the first layouts of the versioned structs: the smallest struct_size pvec accepts.
 OPTION_INFO_SIZE_V1 = OptionInfo.value.offset + ctypes.sizeof(ctypes.c_int)
 VECTOR_DESC_SIZE_V1 = VectorDesc.comm_f.offset + ctypes.sizeof(ctypes.c_int64)
@@ -290,6 +306,7 @@ MEMORY_STATS_SIZE_V1 = MemoryStats.device_allocs.offset + ctypes.sizeof(ctypes.c
 OP_STATS_SIZE_V1 = OpStats.transport.offset + ctypes.sizeof(ctypes.c_int64)  # the whole struct
 CELL_LIST_INFO_SIZE_V1 = CellListInfo.local_offsets.offset + ctypes.sizeof(ctypes.c_void_p)
 VERLET_INFO_SIZE_V1 = VerletInfo.neighbors.offset + ctypes.sizeof(ctypes.c_void_p)
+VERLET_OPTIONS_SIZE_V1 = VerletOptions.skip_prop.offset + ctypes.sizeof(ctypes.c_int)
 
 
 # ---- Prototypes: every PVEC_API function of pvec.h ---------------------------------------
@@ -415,6 +432,8 @@ PROTOTYPES = {
     "pvec_vector_sort": (_st, [_handle, ctypes.c_double, ctypes.c_uint, _c_int_p]),
     "pvec_verlet_create": (_st, [_handle, ctypes.c_double, ctypes.c_double, ctypes.c_int,
                                  ctypes.c_uint, _handle_p]),
+    "pvec_verlet_options_init": (_st, [ctypes.POINTER(VerletOptions)]),
+    "pvec_verlet_create_with": (_st, [_handle, ctypes.POINTER(VerletOptions), _handle_p]),
     "pvec_verlet_build": (_st, [_handle]),
     "pvec_verlet_get_info": (_st, [_handle, ctypes.POINTER(VerletInfo)]),
     "pvec_verlet_check": (_st, [_handle, _c_int_p]),

@@ -22,7 +22,7 @@ import numpy as np
 from . import _dlpack, _runtime
 from ._handle import Handle
 from .capi import (CellListInfo, Error, Flags, NeighborFlags, StaleViewError, Status,
-                   VerletInfo, api_class, call, last_error, lib)
+                   VerletInfo, VerletOptions, api_class, call, last_error, lib)
 
 
 class _Memory:
@@ -354,6 +354,12 @@ class VerletList(_List):
     (j, i); a half list (half=True) each pair once (pvec.h section 10 says which rank holds a
     pair with a ghost, so that ghost_put(op="add") completes the sums).
 
+    key (a scalar integer property, name or index: a global id) orders each particle's
+    neighbours by ascending key, so that sums over a full list are bitwise the same on any
+    decomposition; skip (a scalar integer property) leaves out the pairs of two particles that
+    both hold a nonzero value (pvec_verlet_create_with). Both must be current on the ghost
+    rows (a ghost_get that brought them), else :class:`pvec.Error` STATE.
+
     Attributes (StaleViewError when stale): half, on_device, cutoff, skin, n, n_pairs; arrays
     offsets (n + 1, int64), neighbors (n_pairs, int32). :meth:`check` (collective) says
     whether to rebuild.
@@ -364,10 +370,29 @@ class VerletList(_List):
         "pvec_verlet_get_info", "pvec_verlet_destroy", "pvec_verlet_build", "pvec_verlet_create")
     _info_cls = VerletInfo
 
-    def __init__(self, vector, cutoff, skin, half=False, on_device=False, cells_per_cutoff=1):
+    def __init__(self, vector, cutoff, skin, half=False, on_device=False, cells_per_cutoff=1,
+                 key=None, skip=None):
         self._args = (float(cutoff), float(skin), int(cells_per_cutoff),
                       _flags(on_device, NeighborFlags.VERLET_HALF if half else 0))
+        self._options = None
+        if key is not None or skip is not None:
+            o = VerletOptions()
+            call("pvec_verlet_options_init", ctypes.byref(o))
+            o.cutoff, o.skin, o.cells_per_cutoff, o.flags = self._args
+            if key is not None:
+                o.key_prop = vector.prop_index(key)
+            if skip is not None:
+                o.skip_prop = vector.prop_index(skip)
+            self._options = o
         _List.__init__(self, vector)
+
+    def _create(self):
+        if self._options is None:
+            return _List._create(self)
+        out = ctypes.c_void_p()
+        call("pvec_verlet_create_with", self._vector._h(), ctypes.byref(self._options),
+             ctypes.byref(out))
+        return out.value
 
     def check(self):
         """True when some local particle on some rank moved more than skin/2 since the build,

@@ -371,13 +371,18 @@ class Vector(Handle, Distributed):
         (dim 4)."""
         return CellList(self, cutoff, cells_per_cutoff, ghosts, on_device)
 
-    def verlet_list(self, cutoff, skin, half=False, on_device=False, cells_per_cutoff=1):
+    def verlet_list(self, cutoff, skin, half=False, on_device=False, cells_per_cutoff=1,
+                    key=None, skip=None):
         """A :class:`pvec.VerletList` of the local particles over local and ghost rows: the
         pairs closer than cutoff + skin (at most the ghost width); half=True holds each pair
-        once. Local. Raises :class:`pvec.Error` INVALID_ARGUMENT (cutoff not positive, skin
-        negative, cutoff + skin above the ghost width, a NaN position, ...), STATE (a half list
-        whose ghosts do not come from the last valid ghost plan)."""
-        return VerletList(self, cutoff, skin, half, on_device, cells_per_cutoff)
+        once; key (an integer id property) orders each particle's neighbours by it; skip (an
+        integer property) leaves out pairs of two particles both nonzero in it. Local. Raises
+        :class:`pvec.Error` INVALID_ARGUMENT (cutoff not positive, skin negative, cutoff +
+        skin above the ghost width, a NaN position, key or skip not a scalar, ...),
+        DTYPE_MISMATCH (key or skip not an integer property), STATE (a half list whose ghosts
+        do not come from the last valid ghost plan; key or skip not current on the ghost
+        rows)."""
+        return VerletList(self, cutoff, skin, half, on_device, cells_per_cutoff, key, skip)
 
     def sort(self, cell_width, morton=False, on_device=False, both_mirrors=False,
              halo_first=False):

@@ -52,6 +52,7 @@ STRUCTS = {
     "pvec_op_stats": capi.OpStats,
     "pvec_cell_list_info": capi.CellListInfo,
     "pvec_verlet_info": capi.VerletInfo,
+    "pvec_verlet_options": capi.VerletOptions,
 }
 
 # C scalar types of pvec.h -> (ctypes type, how _cdefs.py may spell it).

@@ -283,3 +283,38 @@ def test_repr_and_attributes(box):
     assert not cl.on_device and not nl.on_device
     box.map()
     assert "stale" in repr(cl)
+
+
+def test_key_order_and_pair_filter():
+    """key= orders each particle's neighbours by id; skip= leaves out pairs of two flagged
+    particles; both need their ghost rows current (STATE otherwise, naming the property)."""
+    n = 300
+    v = pvec.Vector(dim=3, domain=(0.0, 1.0), periodic=True, ghost=GHOST, n=n,
+                    placement="local", schema=[("id", np.int64), ("wall", np.int32),
+                                               ("acc", np.float64)], backend="host")
+    with v:
+        rng = np.random.default_rng(3)
+        v.pos[...] = rng.random((3, n))
+        v["id"] = rng.permutation(n) * 7 * v.comm_size + v.comm_rank  # unique over the ranks
+        v["wall"] = (np.arange(n) % 3 == 0).astype(np.int32)
+        v.map()
+        v.ghost_get(["acc"])
+        with pytest.raises(pvec.Error) as e:
+            v.verlet_list(0.15, 0.05, key="id")
+        assert e.value.status == pvec.Status.STATE and "'id'" in str(e.value)
+        v.ghost_get(["id", "wall"], reuse_plan=True)
+        ids = np.asarray(v.host("id", ghosts=True))
+        wall = np.asarray(v.host("wall", ghosts=True))
+        close = within(v, 0.2)
+        with v.verlet_list(0.15, 0.05, key="id", skip="wall") as nl:
+            off, nbr = nl.offsets, nl.neighbors
+            for i in range(v.size):
+                row = nbr[off[i]:off[i + 1]]
+                assert np.all(np.diff(ids[row]) > 0), "particle %d: not in id order" % i
+                want = np.flatnonzero(close[i] & ~((wall[i] != 0) & (wall != 0)))
+                np.testing.assert_array_equal(np.sort(row), want, err_msg="particle %d" % i)
+        with pytest.raises(pvec.Error) as e:
+            v.verlet_list(0.15, 0.05, key="acc")
+        assert e.value.status == pvec.Status.DTYPE_MISMATCH
+        with pytest.raises(IndexError):
+            v.verlet_list(0.15, 0.05, skip=17)
