@@ -1288,7 +1288,16 @@ PVEC_API pvec_status pvec_verlet_create(pvec_vector_t vec, double cutoff, double
  *  Both properties are read on the mirror the list is built on, on the local and ghost rows:
  *  the ghost rows must be current there (brought by a ghost_get on that mirror since the one
  *  that made them, or copied by a transfer from a mirror where they were), else the build
- *  returns STATE naming the property. */
+ *  returns STATE naming the property.
+ *
+ *  source lists the neighbours in another vector: for each local particle of vec, the rows
+ *  (local and ghost) of source closer than cutoff + skin (fluid particles' wall neighbours,
+ *  with no common vector). Both vectors must have the same boxes (one follows the other:
+ *  pvec_vector_follow; checked at every build, STATE otherwise), the same position dtype and
+ *  backend; cutoff + skin at most source's ghost width (vec's own ghosts are not read). A full
+ *  list only (no PVEC_VERLET_HALF, no skip_prop); key_prop is then a property of source. The
+ *  list is stale when the rows of either vector change, and pvec_verlet_check watches the
+ *  local particles of both. */
 typedef struct pvec_verlet_options {
   size_t struct_size;   /**< sizeof(pvec_verlet_options) of the caller */
   double cutoff;        /**< interaction cutoff, > 0 */
@@ -1297,10 +1306,12 @@ typedef struct pvec_verlet_options {
   unsigned flags;       /**< PVEC_ON_DEVICE, PVEC_VERLET_HALF (default 0) */
   int key_prop;         /**< PVEC_NO_PROPERTY (default), or the key property (see above) */
   int skip_prop;        /**< PVEC_NO_PROPERTY (default), or the pair filter's property */
+  pvec_vector_t source; /**< NULL (default): the vector itself; else the vector whose rows
+                             are the neighbours (see above) */
 } pvec_verlet_options;
 
 #define PVEC_VERLET_OPTIONS_INIT \
-  { sizeof(pvec_verlet_options), 0.0, 0.0, 1, 0, PVEC_NO_PROPERTY, PVEC_NO_PROPERTY }
+  { sizeof(pvec_verlet_options), 0.0, 0.0, 1, 0, PVEC_NO_PROPERTY, PVEC_NO_PROPERTY, NULL }
 /** Size of the first layout of pvec_verlet_options. Since 0.1. */
 #define PVEC_VERLET_OPTIONS_SIZE_V1 (offsetof(pvec_verlet_options, skip_prop) + sizeof(int))
 
@@ -1312,12 +1323,14 @@ PVEC_API pvec_status pvec_verlet_options_init(pvec_verlet_options* opts);
  *  order, with skip_prop without the pairs the filter names. pvec_verlet_build, _check,
  *  _get_info and _destroy work on it as on any list; a rebuild keeps the options. Local.
  *  *out is written only on success.
- *  Errors: those of pvec_verlet_create; INVALID_ARGUMENT (opts NULL or its struct_size below
- *  PVEC_VERLET_OPTIONS_SIZE_V1; key_prop or skip_prop PVEC_POS or not a scalar);
+ *  Errors: those of pvec_verlet_create; INVALID_HANDLE (source not NULL and not a live
+ *  vector); INVALID_ARGUMENT (opts NULL or its struct_size below PVEC_VERLET_OPTIONS_SIZE_V1;
+ *  key_prop or skip_prop PVEC_POS or not a scalar; with a source: PVEC_VERLET_HALF, a
+ *  skip_prop, another position dtype or backend, cutoff + skin above its ghost width);
  *  OUT_OF_RANGE (key_prop or skip_prop neither a property index nor PVEC_NO_PROPERTY);
  *  DTYPE_MISMATCH (key_prop or skip_prop not an integer property); STATE (the property's
  *  ghost rows are not current on the mirror the list is built on; the message names it and
- *  says which ghost_get brings them). Since 0.1. */
+ *  says which ghost_get brings them; source's boxes differ from vec's). Since 0.1. */
 PVEC_API pvec_status pvec_verlet_create_with(pvec_vector_t vec, const pvec_verlet_options* opts,
                                              pvec_verlet_t* out);
 
@@ -1388,11 +1401,32 @@ PVEC_API pvec_status pvec_vector_get_imbalance(pvec_vector_t vec, int weight_pro
  *  map runs there. Collective: every rank passes the same weight_prop, threshold and flags
  *  (checked first, as for pvec_vector_get_imbalance). When it rebalances it invalidates what
  *  pvec_map invalidates (pointers, ghosts, plans, lists); otherwise it changes nothing.
+ *  Vectors that follow vec (pvec_vector_follow) take the new boxes and are mapped in the same
+ *  call; when a map fails, every vector goes back to the old boxes.
  *  Errors: those of pvec_vector_get_imbalance; INVALID_ARGUMENT (threshold below 1 or not
- *  finite); those of pvec_map (PARTICLES_OUTSIDE: the decomposition and the particles stay as
- *  they were). Since 0.1. */
+ *  finite); STATE (vec follows another vector: rebalance its leader); those of pvec_map
+ *  (PARTICLES_OUTSIDE: the decomposition and the particles stay as they were). Since 0.1. */
 PVEC_API pvec_status pvec_vector_rebalance(pvec_vector_t vec, int weight_prop, double threshold,
                                            unsigned flags, double* before, double* after);
+
+/** Share a decomposition: vec takes leader's boxes now and at every later
+ *  pvec_vector_rebalance of leader, which maps vec too (on the mirror that call's flags name),
+ *  so that particles of both vectors near each other live on the same rank (fluid and wall
+ *  particles, a tracer set), and neighbour lists between them (pvec_verlet_options.source) are
+ *  possible. The rebalance weighs the leader's particles only. When the boxes differ, vec's
+ *  particles are mapped to them now (flags: PVEC_ON_DEVICE maps the device mirror). leader
+ *  NULL: vec stops following and keeps its boxes (nothing moves). A follower cannot be
+ *  rebalanced itself (STATE) and cannot be followed; destroying the leader leaves its
+ *  followers on their own with the boxes they have. A checkpoint records the boxes, not the
+ *  link: after a restart call this again. Collective over vec's communicator: every rank passes
+ *  the same flags and a leader or NULL alike (checked first). Invalidates what pvec_map
+ *  invalidates on vec when its boxes change; nothing otherwise.
+ *  Errors: INVALID_HANDLE (vec; leader not NULL and not a live vector); INVALID_ARGUMENT (leader
+ *  is vec; another dimension, domain or boundary; a communicator with other ranks or another
+ *  order; unknown flags; ranks passing different arguments); STATE (vec is followed by other
+ *  vectors; leader follows another vector: follow that one); those of pvec_map (then vec
+ *  keeps its boxes and particles); MPI. Since 0.1. */
+PVEC_API pvec_status pvec_vector_follow(pvec_vector_t vec, pvec_vector_t leader, unsigned flags);
 
 #ifdef __cplusplus
 }

@@ -789,6 +789,15 @@ class vector {
     return out;
   }
 
+  /// pvec_vector_follow: take leader's boxes now and at each of its rebalances (which map this
+  /// vector too). flags: PVEC_ON_DEVICE (map the device mirror). Collective. Throws
+  /// pvec::error.
+  void follow(const vector& leader, unsigned flags = 0) {
+    check(pvec_vector_follow(handle_, leader.get(), flags));
+  }
+  /// pvec_vector_follow with NULL: stop following; the boxes stay. Collective.
+  void unfollow() { check(pvec_vector_follow(handle_, nullptr, 0)); }
+
   /// pvec_vtk_write of every property: this step for ParaView (flags: PVEC_ON_DEVICE,
   /// PVEC_VTK_RANK_ARRAY). Collective. Throws pvec::error with pvec_vtk_write's status (IO,
   /// MPI on the ranks that did not fail, ...).

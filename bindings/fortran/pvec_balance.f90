@@ -19,7 +19,8 @@ module pvec_balance
   use pvec_base, only: pvec_vector, finish_c
   implicit none
   private
-  public :: pvec_vector_get_imbalance, pvec_vector_rebalance
+  public :: pvec_vector_get_imbalance, pvec_vector_rebalance, pvec_vector_follow, &
+            pvec_vector_unfollow
 
 contains
 
@@ -99,4 +100,31 @@ contains
     end if
     call finish_c(st, stat, errmsg)
   end subroutine pvec_vector_rebalance
+
+  !> call pvec_vector_follow(vec, leader [, flags] [, stat] [, errmsg])
+  !> vec takes leader's boxes now and at every later pvec_vector_rebalance of leader, which maps
+  !> vec too (pvec_vector_follow in pvec.h): fluid and wall particles near each other on one
+  !> rank, and Verlet lists between them (pvec_verlet_options%source). flags: PVEC_ON_DEVICE
+  !> (map the device mirror). Collective. Errors: INVALID_ARGUMENT (another dimension, domain,
+  !> boundary or set of ranks; vec itself), STATE (vec is followed; leader follows another),
+  !> those of pvec_map.
+  subroutine pvec_vector_follow(vec, leader, flags, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec, leader
+    integer, intent(in), optional :: flags
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int) :: f
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    call finish_c(c_pvec_vector_follow(vec%h, leader%h, f), stat, errmsg)
+  end subroutine pvec_vector_follow
+
+  !> call pvec_vector_unfollow(vec [, stat] [, errmsg]): stop following; the boxes stay.
+  !> Collective.
+  subroutine pvec_vector_unfollow(vec, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_vector_follow(vec%h, c_null_ptr, 0_c_int), stat, errmsg)
+  end subroutine pvec_vector_unfollow
 end module pvec_balance

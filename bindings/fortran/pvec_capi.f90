@@ -60,7 +60,7 @@ module pvec_capi
       c_pvec_vector_sort, c_pvec_verlet_create, c_pvec_verlet_options_init, &
       c_pvec_verlet_create_with, c_pvec_verlet_build, c_pvec_verlet_get_info, &
       c_pvec_verlet_check, c_pvec_verlet_destroy, c_pvec_vector_get_imbalance, &
-      c_pvec_vector_rebalance
+      c_pvec_vector_rebalance, c_pvec_vector_follow
 
   ! ---- Constants (#define) -----------------------------------------------------------------------
   integer(c_int), parameter :: PVEC_VERSION_MAJOR = 0
@@ -302,6 +302,7 @@ module pvec_capi
     integer(c_int) :: flags = 0
     integer(c_int) :: key_prop = PVEC_NO_PROPERTY
     integer(c_int) :: skip_prop = PVEC_NO_PROPERTY
+    type(c_ptr) :: source = c_null_ptr
   end type pvec_verlet_options
 
   ! ---- Functions: c_pvec_<name> is pvec_<name> of pvec.h -----------------------------------------
@@ -1053,5 +1054,13 @@ module pvec_capi
       type(c_ptr), value :: after  !< may be NULL
       integer(c_int) :: r
     end function c_pvec_vector_rebalance
+    ! pvec_status pvec_vector_follow(pvec_vector_t vec, pvec_vector_t leader, unsigned flags);
+    function c_pvec_vector_follow(vec, leader, flags) result(r) bind(C, name='pvec_vector_follow')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      type(c_ptr), value :: leader
+      integer(c_int), value :: flags
+      integer(c_int) :: r
+    end function c_pvec_vector_follow
   end interface
 end module pvec_capi

@@ -162,9 +162,12 @@ contains
   !> particle's neighbours in ascending key (a scalar integer id), and pairs of two particles
   !> flagged nonzero in skip_prop left out. Both must be current on the ghost rows (STATE); a
   !> property that is no scalar integer: OUT_OF_RANGE, DTYPE_MISMATCH or INVALID_ARGUMENT.
+  !> source: list the neighbours in another vector of the same boxes (pvec_vector_follow),
+  !> rows of source; a full list, key_prop then a property of source, no skip_prop.
   subroutine pvec_verlet_create(vec, cutoff, skin, list, cells_per_cutoff, flags, key_prop, &
-                                skip_prop, stat, errmsg)
+                                skip_prop, source, stat, errmsg)
     type(pvec_vector), intent(in) :: vec
+    type(pvec_vector), intent(in), optional :: source
     real(c_double), intent(in) :: cutoff, skin
     type(pvec_verlet), intent(out) :: list
     integer, intent(in), optional :: cells_per_cutoff, flags, key_prop, skip_prop
@@ -179,7 +182,7 @@ contains
     if (present(flags)) f = int(flags, c_int)
     h = c_null_ptr
     list%h = c_null_ptr
-    if (present(key_prop) .or. present(skip_prop)) then
+    if (present(key_prop) .or. present(skip_prop) .or. present(source)) then
       o%struct_size = c_sizeof(o)
       o%cutoff = cutoff
       o%skin = skin
@@ -187,6 +190,7 @@ contains
       o%flags = f
       if (present(key_prop)) o%key_prop = int(key_prop, c_int)
       if (present(skip_prop)) o%skip_prop = int(skip_prop, c_int)
+      if (present(source)) o%source = source%h
       k = c_pvec_verlet_create_with(vec%h, o, h)
     else
       k = c_pvec_verlet_create(vec%h, cutoff, skin, k, f, h)

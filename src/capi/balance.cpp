@@ -31,3 +31,14 @@ extern "C" pvec_status pvec_vector_rebalance(pvec_vector_t vec, int weight_prop,
     if (after) *after = a;
   });
 }
+
+extern "C" pvec_status pvec_vector_follow(pvec_vector_t vec, pvec_vector_t leader, unsigned flags) {
+  return guard("pvec_vector_follow", [&] {
+    auto& v = vec_of(vec);
+    DistVector* l = leader == nullptr ? nullptr : &vec_of(leader);
+    v.require_same_args({static_cast<double>(flags), leader == nullptr ? 0.0 : 1.0},
+                        "flags and leader (NULL or not)");
+    check_flags(flags, PVEC_ON_DEVICE);
+    v.follow(l, (flags & PVEC_ON_DEVICE) != 0);
+  });
+}

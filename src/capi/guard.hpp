@@ -32,6 +32,7 @@ struct CellListObject {
 };
 struct VerletObject {
   pvec_vector_t vec;
+  pvec_vector_t source = nullptr;  // the vector whose rows are the neighbours (null: vec)
   VerletParams params;
   VerletList list;
 };

@@ -59,9 +59,27 @@ void require_ghost_values(const DistVector& v, int col, bool device, const char*
 }
 
 void build_list(VerletObject& o, DistVector& v) {
-  require_ghost_values(v, o.params.key_col, o.params.device, "key");
-  require_ghost_values(v, o.params.skip_col, o.params.device, "pair filter");
-  o.list.build(v.neighbor_input(), o.params);
+  if (o.source == nullptr) {
+    require_ghost_values(v, o.params.key_col, o.params.device, "key");
+    require_ghost_values(v, o.params.skip_col, o.params.device, "pair filter");
+    o.list.build(v.neighbor_input(), o.params);
+    return;
+  }
+  DistVector& s = vector_of(o.source, "Verlet list's source");
+  if (!s.grid().same_boxes(v.grid()))
+    fail(PVEC_ERROR_STATE,
+         "the source vector's subdomains differ from the vector's (a rebalance of one of them, "
+         "or two decompositions): a list of neighbours in another vector needs the same boxes; "
+         "make one follow the other (pvec_vector_follow)");
+  require_ghost_values(s, o.params.key_col, o.params.device, "key");
+  o.list.build_cross(v.neighbor_input(), s.neighbor_input(), o.params);
+}
+
+// A list is stale when the rows of its vector, or of its source, changed since its build.
+bool list_stale(const VerletObject& o, const DistVector& v) {
+  if (!o.list.built() || o.list.epoch() != v.rows_epoch()) return true;
+  if (o.source == nullptr) return false;
+  return o.list.source_epoch() != vector_of(o.source, "Verlet list's source").rows_epoch();
 }
 
 }  // namespace
@@ -189,8 +207,26 @@ extern "C" pvec_status pvec_verlet_create_with(pvec_vector_t vec, const pvec_ver
     obj->params.span = o.cells_per_cutoff;
     obj->params.half = (o.flags & PVEC_VERLET_HALF) != 0;
     obj->params.device = (o.flags & PVEC_ON_DEVICE) != 0;
-    obj->params.key_col = option_column(v, o.key_prop, "key_prop");
-    obj->params.skip_col = option_column(v, o.skip_prop, "skip_prop");
+    if (o.source != nullptr && o.source != vec) {
+      const DistVector& s = vec_of(o.source);
+      if (o.skip_prop != PVEC_NO_PROPERTY)
+        fail(PVEC_ERROR_INVALID_ARGUMENT,
+             "skip_prop filters pairs of one vector: not with a source vector");
+      if ((o.flags & PVEC_VERLET_HALF) != 0)
+        fail(PVEC_ERROR_INVALID_ARGUMENT,
+             "a list of neighbours in another vector is a full list (no PVEC_VERLET_HALF)");
+      if (s.pos_dtype() != v.pos_dtype())
+        fail(PVEC_ERROR_INVALID_ARGUMENT, "the source's positions are ", dtype_name(s.pos_dtype()),
+             ", the vector's ", dtype_name(v.pos_dtype()), ": they must be of one type");
+      if (s.particles().cuda() != v.particles().cuda())
+        fail(PVEC_ERROR_INVALID_ARGUMENT,
+             "the source and the vector have different backends (host and CUDA)");
+      obj->source = o.source;
+      obj->params.key_col = option_column(s, o.key_prop, "key_prop");
+    } else {
+      obj->params.key_col = option_column(v, o.key_prop, "key_prop");
+      obj->params.skip_col = option_column(v, o.skip_prop, "skip_prop");
+    }
     build_list(*obj, v);
     *out = to_handle<pvec_verlet_t>(verlet_lists().insert(std::move(obj)));
   });
@@ -210,6 +246,11 @@ extern "C" pvec_status pvec_verlet_get_info(pvec_verlet_t list, pvec_verlet_info
     const DistVector& v = vector_of(o.vec, "Verlet list");
     versioned_size(out, PVEC_VERLET_INFO_SIZE_V1, "out", "pvec_verlet_info");
     require_fresh(o.list.epoch(), o.list.built(), v, "Verlet list", "pvec_verlet_build");
+    if (list_stale(o, v))
+      fail(PVEC_ERROR_STATE,
+           "the Verlet list is stale: the rows of its source vector changed since it was built "
+           "(map, sort, ghost_get with a new plan, or a change of the particles); call "
+           "pvec_verlet_build");
     const pvec::verlet_view w = o.list.view();
     pvec_verlet_info info{};
     info.half = w.half;
@@ -232,8 +273,14 @@ extern "C" pvec_status pvec_verlet_check(pvec_verlet_t list, int* rebuild) {
     bool moved = true;
     // A rank that fails makes every rank fail (no rank is left waiting in the reduction).
     v.comm().agree("pvec_verlet_check", [&] {
-      const bool stale = !o.list.built() || o.list.epoch() != v.rows_epoch();
-      moved = stale || o.list.moved_too_far(v.neighbor_input());
+      if (list_stale(o, v)) return;
+      if (o.source == nullptr) {
+        moved = o.list.moved_too_far(v.neighbor_input());
+      } else {
+        DistVector& s = vector_of(o.source, "Verlet list's source");
+        const NeighborInput src = s.neighbor_input();
+        moved = o.list.moved_too_far(v.neighbor_input(), &src);
+      }
     });
     *rebuild = v.comm().any(moved) ? 1 : 0;
   });

@@ -97,6 +97,13 @@ int64_t Communicator::fortran_handle() const {
   return static_cast<int64_t>(MPI_Comm_c2f(impl_->comm));
 }
 
+bool Communicator::same_ranks(const Communicator& o) const {
+  int result = MPI_UNEQUAL;
+  if (MPI_Comm_compare(impl_->comm, o.impl_->comm, &result) != MPI_SUCCESS)
+    fail(PVEC_ERROR_MPI, "MPI_Comm_compare failed");
+  return result == MPI_IDENT || result == MPI_CONGRUENT;
+}
+
 Communicator::~Communicator() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -249,6 +256,7 @@ Communicator::Communicator(bool has_comm, int64_t) : impl_(new Impl) {
 }
 Communicator::~Communicator() = default;
 int64_t Communicator::fortran_handle() const { return -1; }
+bool Communicator::same_ranks(const Communicator&) const { return true; }
 int64_t Communicator::allreduce_sum(int64_t v) const { return v; }
 int64_t Communicator::allreduce_max(int64_t v) const { return v; }
 void Communicator::allreduce(void*, int64_t, pvec_dtype, AllreduceOp) const {}

@@ -56,6 +56,9 @@ class Communicator {
   // Fortran handle (MPI_Comm_c2f) of pvec's private communicator, for libraries that take an
   // MPI_Comm and duplicate it themselves (parallel HDF5, MPI-IO); -1 without MPI.
   int64_t fortran_handle() const;
+  // Whether o holds the same processes in the same order (MPI_Comm_compare: identical or
+  // congruent). Local.
+  bool same_ranks(const Communicator& o) const;
   // Whether every rank runs on this rank's node (shared memory; true without MPI).
   bool single_node() const { return single_node_; }
 

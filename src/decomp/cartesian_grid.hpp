@@ -60,6 +60,19 @@ struct CartGrid {
     }
   }
 
+  // Whether o splits the same box into the same subdomains (every edge equal).
+  bool same_boxes(const CartGrid& o) const {
+    if (dim != o.dim) return false;
+    for (int d = 0; d < dim; ++d) {
+      if (dims[d] != o.dims[d] || lo[d] != o.lo[d] || hi[d] != o.hi[d] ||
+          periodic[d] != o.periodic[d])
+        return false;
+      for (int c = 1; c < dims[d]; ++c)
+        if (edge(d, c) != o.edge(d, c)) return false;
+    }
+    return true;
+  }
+
   // Whether dimension d has cuts of its own (else equal cells).
   PVEC_HD bool has_cuts(int d) const { return cut_at[d] >= 0; }
 

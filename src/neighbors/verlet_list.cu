@@ -234,6 +234,18 @@ int64_t next_stride(int64_t most, int64_t total, int64_t n, size_t held) {
 
 }  // namespace
 
+void VerletList::set_memory_kind(bool dev_mem) {
+  if (kind_set_ && dev_mem == on_device_) return;
+  const MemKind kind = dev_mem ? MemKind::device : MemKind::host;
+  for (ScratchBuffer* b : {&offsets_, &neighbors_, &x0_, &self_shift_, &flag_, &scan_tmp_, &order_,
+                           &xs_, &pad_, &x0_src_})
+    b->set_kind(kind);
+  key_order_.set_kind(kind);
+  stride_ = 0;
+  kind_set_ = true;
+  on_device_ = dev_mem;
+}
+
 pvec::verlet_view VerletList::view() const {
   return pvec::verlet_view{n_, static_cast<const int64_t*>(offsets_.data()),
                            static_cast<const int32_t*>(neighbors_.data()), p_.half ? 1 : 0};
@@ -267,16 +279,8 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
   cells_.build(in, cp);  // validates cutoff + skin against the ghost width
   const Exec ex = ps.exec(p.device);
   const bool dev_mem = cells_.on_device_memory();
-  const MemKind kind = dev_mem ? MemKind::device : MemKind::host;
-  if (!kind_set_ || dev_mem != on_device_) {
-    for (ScratchBuffer* b :
-         {&offsets_, &neighbors_, &x0_, &self_shift_, &flag_, &scan_tmp_, &order_, &xs_, &pad_})
-      b->set_kind(kind);
-    key_order_.set_kind(kind);
-    stride_ = 0;
-    kind_set_ = true;
-    on_device_ = dev_mem;
-  }
+  set_memory_kind(dev_mem);
+  cross_ = false;
   // The shifts of this rank's own images, on the side the list is built on.
   if (rule.self_end > rule.self_begin) {
     const int64_t k = rule.self_end - rule.self_begin;
@@ -398,22 +402,31 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
   built_ = true;
 }
 
-bool VerletList::moved_too_far(const NeighborInput& in) {
+bool VerletList::moved_too_far(const NeighborInput& in, const NeighborInput* src) {
   ParticleSet& ps = in.ps;
   const Exec ex = ps.exec(p_.device);
   int32_t* flag = flag_.ensure_as<int32_t>(1);
   zero_2d(flag, sizeof(int32_t), sizeof(int32_t), 1, ex.on_device, ex.stream);
-  const void* pos = ps.column(0).mirror(p_.device);
-  const int64_t cap = ps.capacity();
-  with_pos_type(in.pos_dtype, [&](auto t) {
-    using T = decltype(t);
-    const T lim = static_cast<T>(p_.skin / 2);
-    with_dim123(in.grid.dim, [&](auto D) {
-      for_each(ex, n_,
-               Moved<T, D.value>{static_cast<const T*>(pos), cap, static_cast<const T*>(x0_.data()),
-                                 n_, lim * lim, flag});
+  // The particles' own positions, and of a cross list the source's (same stream: one vector's
+  // stream orders both checks before the flag comes back).
+  auto check = [&](const ParticleSet& s, const ScratchBuffer& x0, int64_t n) {
+    const void* pos = s.column(0).mirror(p_.device);
+    const int64_t cap = s.capacity();
+    with_pos_type(in.pos_dtype, [&](auto t) {
+      using T = decltype(t);
+      const T lim = static_cast<T>(p_.skin / 2);
+      with_dim123(in.grid.dim, [&](auto D) {
+        for_each(ex, n,
+                 Moved<T, D.value>{static_cast<const T*>(pos), cap,
+                                   static_cast<const T*>(x0.data()), n, lim * lim, flag});
+      });
     });
-  });
+  };
+  check(ps, x0_, n_);
+  if (cross_ && src != nullptr) {
+    if (src->ps.cuda() && p_.device) stream_synchronize(src->ps.exec(true).stream);
+    check(src->ps, x0_src_, n_src_);
+  }
   int32_t host = 0;
   copy_bytes(&host, flag, sizeof host, ex.on_device, ex.stream);
   if (ex.on_device) stream_synchronize(ex.stream);

@@ -53,9 +53,19 @@ class VerletList {
   int64_t n_pairs() const { return n_pairs_; }
   const CellList& cells() const { return cells_; }
 
-  // Whether any local particle moved more than skin / 2 since the build (positions of the
-  // mirror the list was built on). Local; reads one flag back, never the positions.
-  bool moved_too_far(const NeighborInput& in);
+  // The neighbours in another vector (neighbors/cross_verlet.cu): for each local particle of
+  // `in`, the rows (local and ghost) of `src` closer than cutoff + skin, in src's cell order
+  // (or key order: p.key_col is a column of src). Full lists, one thread (loop iteration) per
+  // particle. The caller checked that both have the same boxes and position dtype. Keeps the
+  // local positions of both as the reference of moved_too_far.
+  void build_cross(const NeighborInput& in, const NeighborInput& src, const VerletParams& p);
+  bool cross() const { return cross_; }
+  uint64_t source_epoch() const { return src_epoch_; }
+
+  // Whether any local particle (and of a cross list, any local particle of the source) moved
+  // more than skin / 2 since the build (positions of the mirror the list was built on).
+  // Local; reads one flag back, never the positions.
+  bool moved_too_far(const NeighborInput& in, const NeighborInput* src = nullptr);
 
  private:
   VerletParams p_;
@@ -69,6 +79,11 @@ class VerletList {
   int64_t stride_ = 0;  // room per particle of a one-pass rebuild (0: two passes)
   ScratchBuffer offsets_, neighbors_, x0_, self_shift_, flag_, scan_tmp_, order_, xs_, pad_;
   KeyOrderScratch key_order_;
+  bool cross_ = false;
+  uint64_t src_epoch_ = 0;
+  int64_t n_src_ = 0;
+  ScratchBuffer x0_src_;
+  void set_memory_kind(bool dev_mem);
 };
 
 }  // namespace pvec::impl

@@ -105,7 +105,61 @@ DistVector::DistVector(const pvec_vector_desc& d, const Schema& schema) : schema
 }
 
 DistVector::~DistVector() {
+  // A leader's followers keep the boxes they have, on their own; a follower leaves its leader.
+  for (DistVector* f : followers_) f->leader_ = nullptr;
+  if (leader_ != nullptr) {
+    auto& fs = leader_->followers_;
+    fs.erase(std::remove(fs.begin(), fs.end(), this), fs.end());
+  }
   if (transport_) transport_->release();  // collective, like the destruction itself
+}
+
+void DistVector::follow(DistVector* leader, bool device) {
+  if (leader == leader_) return;  // already following it (or following nothing)
+  if (leader == nullptr) {        // stop following; the boxes stay
+    auto& fs = leader_->followers_;
+    fs.erase(std::remove(fs.begin(), fs.end(), this), fs.end());
+    leader_ = nullptr;
+    return;
+  }
+  const CartGrid& g = leader->grid_;
+  // A rank that refuses makes every rank refuse, before the collective map.
+  comm_->agree("pvec_vector_follow", [&] {
+    if (leader == this) fail(PVEC_ERROR_INVALID_ARGUMENT, "a vector cannot follow itself");
+    if (!followers_.empty())
+      fail(PVEC_ERROR_STATE, "this vector is followed by ", followers_.size(),
+           " other vector(s): it cannot follow another (make them follow the new leader)");
+    if (leader->leader_ != nullptr)
+      fail(PVEC_ERROR_STATE,
+           "the leader follows another vector itself: follow that one (its decomposition is "
+           "the same)");
+    if (g.dim != grid_.dim)
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "the leader is ", g.dim, "-dimensional, this vector ",
+           grid_.dim, "-dimensional");
+    for (int d = 0; d < g.dim; ++d)
+      if (g.lo[d] != grid_.lo[d] || g.hi[d] != grid_.hi[d] || g.periodic[d] != grid_.periodic[d])
+        fail(PVEC_ERROR_INVALID_ARGUMENT, "the leader's domain or boundary along dimension ", d,
+             " ([", g.lo[d], ", ", g.hi[d], "], ", g.periodic[d] ? "periodic" : "open",
+             ") differs from this vector's ([", grid_.lo[d], ", ", grid_.hi[d], "], ",
+             grid_.periodic[d] ? "periodic" : "open", ")");
+    if (!comm_->same_ranks(*leader->comm_))
+      fail(PVEC_ERROR_INVALID_ARGUMENT,
+           "the leader's communicator holds other ranks (or the same in another order)");
+  });
+  const CartGrid old = grid_;
+  const bool moved = !g.same_boxes(grid_);
+  if (moved) {
+    set_grid(g);
+    try {
+      map(device ? static_cast<unsigned>(PVEC_ON_DEVICE) : 0u);
+    } catch (...) {
+      set_grid(old);
+      throw;
+    }
+  }
+  if (leader_ != nullptr) follow(nullptr, device);
+  leader_ = leader;
+  leader->followers_.push_back(this);
 }
 
 int DistVector::column_of(int prop) const {
@@ -237,6 +291,10 @@ bool DistVector::rebalance(int weight_prop, double threshold, bool device, doubl
   if (!(threshold >= 1.0) || !std::isfinite(threshold))
     fail(PVEC_ERROR_INVALID_ARGUMENT, "threshold ", threshold,
          " is not a finite imbalance >= 1 (1 rebalances whenever anything is uneven)");
+  if (leader_ != nullptr)
+    fail(PVEC_ERROR_STATE,
+         "this vector follows another's decomposition (pvec_vector_follow): rebalance the "
+         "leader, which maps its followers too");
   const bool weighted = weight_prop != PVEC_NO_WEIGHT;
   const Imbalance now = imbalance(weight_prop, device);  // checks the weights
   const double measure = weighted ? now.weight : now.count;
@@ -255,11 +313,23 @@ bool DistVector::rebalance(int weight_prop, double threshold, bool device, doubl
   comm_->agree("pvec_vector_rebalance: computing the decomposition",
                [&] { next = balanced_grid(*ps_, *comm_, grid_, col, wmax, device, balance_); });
   const CartGrid old = grid_;
-  grid_ = next;
+  const unsigned on = device ? static_cast<unsigned>(PVEC_ON_DEVICE) : 0u;
+  // The leader first, then its followers. A map that fails leaves its vector as it was; the
+  // vectors already mapped go back to the old boxes, so that all still share one.
+  std::vector<DistVector*> mapped;
   try {
-    map(device ? static_cast<unsigned>(PVEC_ON_DEVICE) : 0u);
+    set_grid(next);
+    map(on);
+    mapped.push_back(this);
+    for (DistVector* f : followers_) {
+      f->set_grid(next);
+      f->map(on);
+      mapped.push_back(f);
+    }
   } catch (...) {
-    grid_ = old;  // map left the particles as they were
+    set_grid(old);
+    for (DistVector* f : followers_) f->set_grid(old);
+    for (DistVector* v : mapped) v->map(on);
     throw;
   }
   // Measured on the particles where they are now, as pvec_vector_get_imbalance measures.

@@ -123,6 +123,15 @@ class DistVector {
   // when nothing was done). Returns whether it rebalanced. Collective.
   bool rebalance(int weight_prop, double threshold, bool device, double* before, double* after);
 
+  // Shared decompositions (pvec_vector_follow): this vector takes leader's boxes now (mapping
+  // its particles on the host or device mirror when they differ) and at every later
+  // rebalance of the leader, which maps its followers too. leader null: stop following, keep
+  // the boxes. Throws INVALID_ARGUMENT (another domain, dimension, boundary or set of ranks;
+  // itself), STATE (this vector is followed; the leader follows another), and map's errors
+  // (then nothing changed). Collective.
+  void follow(DistVector* leader, bool device);
+  const DistVector* leader() const { return leader_; }
+
   // Figures of the last map / ghost_get / ghost_put, for benchmarks.
   const OpStats& last_stats() const { return stats_; }
 
@@ -152,6 +161,8 @@ class DistVector {
   GhostState halo_;
   uint64_t rows_epoch_ = 0;
   std::vector<char> ghost_current_[2];  // per mirror, per column (ghost_rows_current)
+  DistVector* leader_ = nullptr;        // the vector whose boxes this one follows
+  std::vector<DistVector*> followers_;  // the vectors that follow this one
   void note_ghost_rows(int column, bool device, bool current);
   SortScratch sort_;
   Workspace ws_;

@@ -257,6 +257,13 @@ TEST_CASE("imbalance and rebalance through pvec.hpp", "[cpp]") {
   const auto r = v.rebalance(0, 1.0);  // one rank: nothing to even out
   CHECK((r.first == 1.0 && r.second == 1.0));
   require_error([&] { (void)v.rebalance(PVEC_NO_WEIGHT, 0.5); }, PVEC_ERROR_INVALID_ARGUMENT);
+  // A vector that follows v: its own rebalance is refused until it unfollows.
+  pvec::vector w = make_vector(10);
+  w.follow(v);
+  require_error([&] { (void)w.rebalance(); }, PVEC_ERROR_STATE);
+  require_error([&] { v.follow(w); }, PVEC_ERROR_STATE);  // v is followed
+  w.unfollow();
+  CHECK(w.rebalance().first == 1.0);
 }
 
 TEST_CASE("checkpoint, describe and restart through pvec.hpp", "[cpp][io]") {

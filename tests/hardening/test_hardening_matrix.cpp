@@ -213,6 +213,7 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
        [](pvec_vector_t v) {
          return pvec_vector_get_imbalance(v, PVEC_NO_WEIGHT, 0, nullptr, nullptr);
        }},
+      {"pvec_vector_follow", [](pvec_vector_t v) { return pvec_vector_follow(v, nullptr, 0); }},
       // 9. Output and restart: the handle is checked before any file is touched.
       {"pvec_vtk_write",
        [](pvec_vector_t v) { return pvec_vtk_write(v, "hardening_vtk", 0, 0.0, nullptr, 0, 0); }},
@@ -933,6 +934,16 @@ std::vector<Row> build_rows(Ctx& c) {
       return pvec_vector_rebalance(x.witness.get(), std::get<1>(b), std::get<2>(b), std::get<3>(b),
                                    &before, &after);
     });
+
+  add("pvec_vector_follow", "leader is the vector itself", IA,
+      [](Ctx& x) { return pvec_vector_follow(x.witness.get(), x.witness.get(), 0); });
+  add("pvec_vector_follow", "flags 1<<20", IA,
+      [](Ctx& x) { return pvec_vector_follow(x.witness.get(), nullptr, 1u << 20); });
+  add("pvec_vector_follow", "destroyed leader", HANDLE,
+      [](Ctx& x) { return pvec_vector_follow(x.witness.get(), x.dead_vec, 0); });
+  add("pvec_vector_follow", "schema handle as leader", HANDLE, [](Ctx& x) {
+    return pvec_vector_follow(x.witness.get(), reinterpret_cast<pvec_vector_t>(x.schema), 0);
+  });
 
   // ---- Section 9: output and restart. No file is written or read by these rows. ----
   add("pvec_has_hdf5", "flag NULL", IA, [](Ctx&) { return pvec_has_hdf5(nullptr); });

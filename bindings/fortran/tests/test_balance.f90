@@ -7,7 +7,8 @@
 !> generation and subdomain); a weighted rebalance (a quarter of the corner costing 3) balances
 !> the weight. Refusals, each with a status on every rank and the results untouched: a threshold
 !> of 0.5, NaN or infinity, an int32 weight, the positions as weight, a property that does not
-!> exist, unknown flags, a negative or NaN weight on the last rank only, a NULL handle.
+!> exist, unknown flags, a negative or NaN weight on the last rank only, a NULL handle. A
+!> vector that follows vec (pvec_vector_follow) shares its subdomain through a rebalance.
 program test_balance
   use, intrinsic :: iso_c_binding
   use, intrinsic :: ieee_arithmetic, only: ieee_value, ieee_quiet_nan, ieee_positive_inf
@@ -18,7 +19,7 @@ program test_balance
   integer(c_int64_t), parameter :: np = 400
   type(pvec_schema) :: s
   type(pvec_vector_desc) :: desc
-  type(pvec_vector) :: vec, nothing
+  type(pvec_vector) :: vec, nothing, tracer
   real(c_double), pointer :: x(:, :), cost(:)
   integer(c_int64_t), pointer :: id(:)
   integer(c_int32_t), pointer :: icost(:)
@@ -204,6 +205,26 @@ program test_balance
   call check_status(st, PVEC_ERROR_INVALID_HANDLE, 'get_imbalance: NULL handle')
   call pvec_vector_rebalance(nothing, stat=st)
   call check_status(st, PVEC_ERROR_INVALID_HANDLE, 'rebalance: NULL handle')
+
+  ! A second vector that follows vec: its subdomain is vec's, also after vec's rebalance; its
+  ! own rebalance is refused (STATE); unfollowed, it may rebalance.
+  desc%n_particles = 0
+  call pvec_schema_create(s)
+  call pvec_vector_create(desc, s, tracer)
+  call pvec_schema_destroy(s)
+  call pvec_vector_follow(tracer, vec)
+  call pvec_vector_rebalance(vec, threshold=1d0)
+  call pvec_vector_get_subdomain(vec, lo, hi)
+  call pvec_vector_get_subdomain(tracer, lo2, hi2)
+  call check(all(lo == lo2) .and. all(hi == hi2), 'follow: the same subdomain')
+  call pvec_vector_rebalance(tracer, stat=st)
+  call check_status(st, PVEC_ERROR_STATE, 'follow: a follower cannot rebalance')
+  call pvec_vector_follow(tracer, tracer, stat=st)
+  call check_status(st, PVEC_ERROR_INVALID_ARGUMENT, 'follow: not itself')
+  call pvec_vector_unfollow(tracer)
+  call pvec_vector_rebalance(tracer, stat=st)
+  call check_status(st, PVEC_SUCCESS, 'unfollowed: may rebalance')
+  call pvec_vector_destroy(tracer)
 
   call pvec_vector_destroy(vec)
   call pvec_finalize()

@@ -295,6 +295,7 @@ class VerletOptions(ctypes.Structure):
         ("flags", ctypes.c_uint),
         ("key_prop", ctypes.c_int),
         ("skip_prop", ctypes.c_int),
+        ("source", ctypes.c_void_p),
     ]
 
 
@@ -421,6 +422,7 @@ PROTOTYPES = {
                            _handle_p]),
     # 11. load balance
     "pvec_vector_get_imbalance": (_st, [_handle, ctypes.c_int, ctypes.c_uint, _c_dbl_p, _c_dbl_p]),
+    "pvec_vector_follow": (_st, [_handle, _handle, ctypes.c_uint]),
     "pvec_vector_rebalance": (_st, [_handle, ctypes.c_int, ctypes.c_double, ctypes.c_uint, _c_dbl_p,
                                     _c_dbl_p]),
     # 10. neighbour search (pvec_cell_list_t, pvec_verlet_t: opaque handles)

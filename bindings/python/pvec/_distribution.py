@@ -98,6 +98,16 @@ class Distributed:
              int(Flags.ON_DEVICE) if on_device else 0, ctypes.byref(before), ctypes.byref(after))
         return before.value, after.value
 
+    def follow(self, leader, on_device=False):
+        """Take leader's subdomains now and at every later :meth:`rebalance` of leader, which
+        maps this vector too (pvec_vector_follow): particles of both near each other live on
+        one rank, and ``leader.verlet_list(..., source=self)`` lists neighbours between them.
+        leader=None stops following (the boxes stay). on_device=True maps the device mirror.
+        Collective. Raises :class:`pvec.Error` INVALID_ARGUMENT (another domain, dimension,
+        boundary or set of ranks), STATE (this vector is followed; leader follows another)."""
+        handle = None if leader is None else leader._h()
+        call("pvec_vector_follow", self._h(), handle, int(Flags.ON_DEVICE) if on_device else 0)
+
     def ghost_put(self, props=None, op="add", on_device=False, flags=None):
         """Send ghost values back to their owners and combine them with op ("add", "min",
         "max", "replace" or a ReduceOp) (collective)."""

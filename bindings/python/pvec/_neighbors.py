@@ -358,7 +358,9 @@ class VerletList(_List):
     neighbours by ascending key, so that sums over a full list are bitwise the same on any
     decomposition; skip (a scalar integer property) leaves out the pairs of two particles that
     both hold a nonzero value (pvec_verlet_create_with). Both must be current on the ghost
-    rows (a ghost_get that brought them), else :class:`pvec.Error` STATE.
+    rows (a ghost_get that brought them), else :class:`pvec.Error` STATE. source (another
+    :class:`pvec.Vector` of the same subdomains, see :meth:`pvec.Vector.follow`) lists the
+    neighbours among its rows instead (a full list; key is then its property).
 
     Attributes (StaleViewError when stale): half, on_device, cutoff, skin, n, n_pairs; arrays
     offsets (n + 1, int64), neighbors (n_pairs, int32). :meth:`check` (collective) says
@@ -371,18 +373,21 @@ class VerletList(_List):
     _info_cls = VerletInfo
 
     def __init__(self, vector, cutoff, skin, half=False, on_device=False, cells_per_cutoff=1,
-                 key=None, skip=None):
+                 key=None, skip=None, source=None):
         self._args = (float(cutoff), float(skin), int(cells_per_cutoff),
                       _flags(on_device, NeighborFlags.VERLET_HALF if half else 0))
         self._options = None
-        if key is not None or skip is not None:
+        self._source = source  # kept alive while the list reads its rows
+        if key is not None or skip is not None or source is not None:
             o = VerletOptions()
             call("pvec_verlet_options_init", ctypes.byref(o))
             o.cutoff, o.skin, o.cells_per_cutoff, o.flags = self._args
             if key is not None:
-                o.key_prop = vector.prop_index(key)
+                o.key_prop = (source if source is not None else vector).prop_index(key)
             if skip is not None:
                 o.skip_prop = vector.prop_index(skip)
+            if source is not None:
+                o.source = source._h()
             self._options = o
         _List.__init__(self, vector)
 

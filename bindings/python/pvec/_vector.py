@@ -372,7 +372,7 @@ class Vector(Handle, Distributed):
         return CellList(self, cutoff, cells_per_cutoff, ghosts, on_device)
 
     def verlet_list(self, cutoff, skin, half=False, on_device=False, cells_per_cutoff=1,
-                    key=None, skip=None):
+                    key=None, skip=None, source=None):
         """A :class:`pvec.VerletList` of the local particles over local and ghost rows: the
         pairs closer than cutoff + skin (at most the ghost width); half=True holds each pair
         once; key (an integer id property) orders each particle's neighbours by it; skip (an
@@ -381,8 +381,10 @@ class Vector(Handle, Distributed):
         skin above the ghost width, a NaN position, key or skip not a scalar, ...),
         DTYPE_MISMATCH (key or skip not an integer property), STATE (a half list whose ghosts
         do not come from the last valid ghost plan; key or skip not current on the ghost
-        rows)."""
-        return VerletList(self, cutoff, skin, half, on_device, cells_per_cutoff, key, skip)
+        rows). source: another vector with the same subdomains (:meth:`follow`) whose rows
+        (local and ghost) are the neighbours (a full list; key is its property)."""
+        return VerletList(self, cutoff, skin, half, on_device, cells_per_cutoff, key, skip,
+                          source)
 
     def sort(self, cell_width, morton=False, on_device=False, both_mirrors=False,
              halo_first=False):

@@ -76,3 +76,46 @@ def test_rebalance_follows_the_particles():
         vec.rebalance(weight="id")
     assert e.value.status == pvec.Status.DTYPE_MISMATCH
     vec.destroy()
+
+
+def test_follow_and_neighbours_in_another_vector():
+    """walls.follow(fluid): the walls take the fluid's subdomains at its rebalance; a list of
+    the fluid's wall neighbours (source=walls, key="id") equals a brute force over the walls
+    of the rank's rows; a follower's own rebalance is refused (STATE)."""
+    kw = dict(dim=2, domain=(0.0, 1.0), periodic=(True, False), ghost=0.15, backend="host",
+              placement="local", schema=[("id", np.int64)])
+    fluid, walls = pvec.Vector(**kw), pvec.Vector(**kw)
+    r, p = fluid.comm_rank, fluid.comm_size
+    rng = np.random.default_rng(11 + r)
+    fluid.resize(400)
+    fluid.pos[0][:] = rng.random(400) * 0.3
+    fluid.pos[1][:] = rng.random(400)
+    fluid["id"][:] = np.arange(400) + 400 * r
+    walls.resize(200)
+    walls.pos[...] = rng.random((2, 200))
+    walls["id"][:] = np.arange(200) * p + r
+    fluid.map()
+    walls.follow(fluid)
+    fluid.rebalance()
+    assert fluid.subdomain() == walls.subdomain()
+    assert all(fluid.allreduce(np.array([float(fluid.subdomain() == walls.subdomain())]),
+                               op="min") == 1.0)
+    with pytest.raises(pvec.Error) as e:
+        walls.rebalance()
+    assert e.value.status == pvec.Status.STATE
+    walls.ghost_get(["id"])
+    rc, skin = 0.1, 0.02
+    with fluid.verlet_list(rc, skin, key="id", source=walls) as nl:
+        off, nbr = nl.offsets, nl.neighbors
+        xf = np.asarray(fluid.host("pos"))
+        xw = np.asarray(walls.host("pos", ghosts=True))
+        ids = np.asarray(walls.host("id", ghosts=True))
+        for i in range(fluid.size):
+            d = xw - xf[:, i:i + 1]
+            want = np.flatnonzero(np.sum(d * d, axis=0) < (rc + skin) ** 2)
+            got = nbr[off[i]:off[i + 1]]
+            np.testing.assert_array_equal(np.sort(got), want)
+            assert np.all(np.diff(ids[got]) > 0)
+    walls.follow(None)
+    walls.destroy()
+    fluid.destroy()
