@@ -8,8 +8,8 @@
 //
 //   mpirun -np 2 ./sph_dambreak [--dim 2|3] [--dp X] [--width W] [--time t | --steps S]
 //     [--float32] [--quiet] [--rebalance-every K] [--threshold X] [--rebalance-weight
-//     count|neighbors] [--vtk DIR] [--vtk-every N] [--checkpoint FILE --checkpoint-at STEP]
-//     [--restart FILE]
+//     count|neighbors] [--order key|cell] [--keep-wall-pairs] [--vtk DIR] [--vtk-every N]
+//     [--checkpoint FILE --checkpoint-at STEP] [--restart FILE]
 //
 // One pvec vector holds fluid and walls (property "type": 0 fluid, 1 wall; "id": a global id
 // given at creation). Each step: the time step from the last rates (pvec_vector_reduce MIN of
@@ -227,17 +227,16 @@ void Simulation<T>::rebuild() {
   if (list_) {
     CHECK(pvec_verlet_build(list_));
   } else {
-#if defined(PVEC_NO_PROPERTY)  // keyed, filtered lists (pvec_verlet_create_with)
+    // Key order (by id) makes every sum independent of the rank count; --order cell keeps
+    // the cell order (faster to build, sums that differ in the last bits between rank
+    // counts); wall-wall pairs are left out unless --keep-wall-pairs.
     pvec_verlet_options vo = PVEC_VERLET_OPTIONS_INIT;
     vo.cutoff = cutoff_;
     vo.skin = skin_;
     vo.flags = on_;
-    vo.key_prop = p_id_;
-    vo.skip_prop = p_type_;
+    vo.key_prop = opt_.cell_order ? PVEC_NO_PROPERTY : p_id_;
+    vo.skip_prop = opt_.keep_wall_pairs ? PVEC_NO_PROPERTY : p_type_;
     CHECK(pvec_verlet_create_with(vec_, &vo, &list_));
-#else  // neighbours in cell order: sums differ in the last bits between rank counts
-    CHECK(pvec_verlet_create(vec_, cutoff_, skin_, 1, on_, &list_));
-#endif
   }
   pvec_verlet_info info = PVEC_VERLET_INFO_INIT;
   CHECK(pvec_verlet_get_info(list_, &info));
@@ -316,12 +315,10 @@ int Simulation<T>::run() {
                 geo_.dp, kHOverDp, ph_.c0, kAlpha, width, sizeof(T) == 4 ? "float32" : "float64",
                 size_,
                 gpu_ ? "CUDA backend: kernels on the GPU" : "host backend: kernels as host loops");
-#if !defined(PVEC_NO_PROPERTY)
-  if (rank_ == 0)
+  if (rank_ == 0 && opt_.cell_order)
     std::printf(
-        "note: this pvec has no pvec_verlet_create_with; neighbours are summed in cell "
-        "order, so the state hash depends on the rank count\n");
-#endif
+        "note: --order cell: neighbours are summed in cell order, so the state hash depends on "
+        "the rank count\n");
   if (opt_.restart.empty()) initial_state();
   rebuild();
   rates();
@@ -472,8 +469,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr,
                    "usage: %s [--dim 2|3] [--dp X] [--width W] [--time t | --steps S] "
                    "[--float32] [--quiet]\n  [--rebalance-every K] [--threshold X] "
-                   "[--rebalance-weight count|neighbors] [--vtk DIR] [--vtk-every N]\n"
-                   "  [--checkpoint FILE --checkpoint-at STEP] [--restart FILE]\n",
+                   "[--rebalance-weight count|neighbors] [--order key|cell] "
+                   "[--keep-wall-pairs]\n  [--vtk DIR] [--vtk-every N]"
+                   " [--checkpoint FILE --checkpoint-at STEP] [--restart FILE]\n",
                    argv[0]);
     CHECK(pvec_finalize());
     return 2;

@@ -18,6 +18,8 @@ struct Options {
   double time = -1;      // physical end time [s]; default: T = t sqrt(2g/a) = 3.4
   std::int64_t steps = -1;
   bool f32 = false, quiet = false, count_weight = false;
+  bool cell_order = false;       // --order cell: lists in cell order instead of id order
+  bool keep_wall_pairs = false;  // --keep-wall-pairs: no pair filter
   int rebalance_every = 100, vtk_every = 200;
   double threshold = 1.1;
   std::int64_t checkpoint_at = -1;
@@ -51,6 +53,12 @@ inline bool parse(int argc, char** argv, Options* o) {
       const std::string w = argv[++k];
       if (w != "count" && w != "neighbors") return false;
       o->count_weight = w == "count";
+    } else if (s == "--order" && more) {
+      const std::string w = argv[++k];
+      if (w != "key" && w != "cell") return false;
+      o->cell_order = w == "cell";
+    } else if (s == "--keep-wall-pairs") {
+      o->keep_wall_pairs = true;
     } else if (s == "--vtk" && more) {
       o->vtk = argv[++k];
     } else if (s == "--vtk-every" && more) {
