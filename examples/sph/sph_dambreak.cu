@@ -14,13 +14,14 @@
 // One pvec vector holds fluid and walls (property "type": 0 fluid, 1 wall; "id": a global id
 // given at creation). Each step: the time step from the last rates (pvec_vector_reduce MIN of
 // each particle's limit: exact, so every rank count agrees); the integrator on local rows;
-// every K steps pvec_vector_rebalance (weights: each particle's list entries); pvec_verlet_check,
-// and on a rebuild pvec_map + pvec_vector_sort + pvec_ghost_get (new plan) + pvec_verlet_build,
-// else pvec_ghost_get replaying the plan; pressure on local and ghost rows; rates over a FULL
-// Verlet list (each particle sums its own terms: no ghost_put). The list is in key order
-// (pvec_verlet_create_with, key = id) without wall-wall pairs (skip = type), so every sum
-// adds the same terms in the same order on any rank count: the final state is bitwise the same
-// at 1, 2, 3 or 4 ranks, which the printed state hash shows. docs/examples.md has the rest.
+// pvec_verlet_check, and on a rebuild (when K steps passed since the last, first
+// pvec_vector_rebalance, weights: each particle's list entries) pvec_map + pvec_vector_sort +
+// pvec_ghost_get (new plan) + pvec_verlet_build, else pvec_ghost_get replaying the plan; pressure
+// on local and ghost rows; rates over a FULL Verlet list (each particle sums its own terms: no
+// ghost_put). The list is in key order (pvec_verlet_create_with, key = id) without wall-wall pairs
+// (skip = type), so every sum adds the same terms in the same order on any rank count: the final
+// state is bitwise the same at 1, 2, 3 or 4 ranks, which the printed state hash shows.
+// docs/examples.md has the rest.
 #include <pvec.h>
 
 #include <mpi.h>
@@ -321,6 +322,16 @@ int Simulation<T>::run() {
         "the rank count\n");
   if (opt_.restart.empty()) initial_state();
   rebuild();
+  // The water starts in one corner: balance the list entries before the first step (the list
+  // gives the weights), then build again on the new boxes. Values do not change.
+  if (opt_.rebalance_every > 0) {
+    double before = 1, after = 1;
+    const int weight = opt_.count_weight ? PVEC_NO_WEIGHT : p_cost_;
+    CHECK(pvec_vector_rebalance(vec_, weight, opt_.threshold, on_, &before, &after));
+    if (rank_ == 0 && !opt_.quiet && before != after)
+      std::printf("rebalance at the start: imbalance %.3f -> %.3f\n", before, after);
+    if (before != after) rebuild();
+  }
   rates();
   double lim = 0;
   CHECK(pvec_vector_reduce(vec_, p_scratch_, PVEC_REDUCE_MIN, on_, &lim));
@@ -335,6 +346,7 @@ int Simulation<T>::run() {
   if (rank_ == 0 && !opt_.quiet)
     std::printf("%8s %10s %8s %10s %8s %8s\n", "step", "t [s]", "T", "dt [s]", "Z", "Z (M&M)");
   const std::int64_t steps_at_start = step;
+  std::int64_t last_balance = step;
   bool done = opt_.steps >= 0 ? step >= opt_.steps : t >= t_end_;
   while (!done) {
     ++step;
@@ -347,11 +359,17 @@ int Simulation<T>::run() {
         sph::Integrate<T>{cols, opt_.dim, static_cast<T>(dt), static_cast<T>(kRho0), euler});
     t += dt;
     t_start = elapsed(kIntegrate, t_start);
-    // A rebalance, and a checkpoint, come with a rebuild whatever the rank count, so that the
-    // periodic wrap of map happens at the same steps on every rank count and on a restart.
-    const bool balance = opt_.rebalance_every > 0 && step % opt_.rebalance_every == 0;
-    const bool forced = balance || (!opt_.checkpoint.empty() && step == opt_.checkpoint_at);
-    if (balance) {
+    // A checkpoint comes with a rebuild whatever the rank count, so that the periodic wrap of
+    // map happens at the same steps on every rank count and on a restart. A rebalance waits
+    // for a rebuild (the check's answer is the same on every rank count), at least K steps
+    // after the last one: its map then costs no extra list build, and changes no value.
+    const bool forced = !opt_.checkpoint.empty() && step == opt_.checkpoint_at;
+    int again = 0;
+    if (!forced) CHECK(pvec_verlet_check(list_, &again));
+    t_start = elapsed(kCheck, t_start);
+    if ((forced || again) && opt_.rebalance_every > 0 &&
+        step - last_balance >= opt_.rebalance_every) {
+      last_balance = step;
       double before = 1, after = 1;
       const int weight = opt_.count_weight ? PVEC_NO_WEIGHT : p_cost_;
       CHECK(pvec_vector_rebalance(vec_, weight, opt_.threshold, on_, &before, &after));
@@ -360,9 +378,6 @@ int Simulation<T>::run() {
                     after, opt_.count_weight ? "particles" : "list entries");
       t_start = elapsed(kRebalance, t_start);
     }
-    int again = 0;
-    if (!forced) CHECK(pvec_verlet_check(list_, &again));
-    t_start = elapsed(kCheck, t_start);
     if (forced || again) {
       rebuild();
     } else {
