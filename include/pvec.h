@@ -1277,7 +1277,7 @@ PVEC_API pvec_status pvec_verlet_create(pvec_vector_t vec, double cutoff, double
  *  property (INT32, UINT32, INT64 or UINT64; signed keys in signed order) holding a global id,
  *  so that a loop over a full list visits the same neighbours in the same order on any
  *  decomposition, rank count, after a rebalance or a restart, and floating-point sums over it
- *  are bitwise the same (docs/neighbors.md). Ascending key, ties in cell order (keys are meant
+ *  are bitwise the same (docs/neighbors.md). Ascending key, ties in row order (keys are meant
  *  to be unique). A half list can be key-ordered too, but which rank lists a pair across a
  *  boundary depends on the decomposition.
  *

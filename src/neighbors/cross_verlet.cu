@@ -28,6 +28,7 @@ struct CrossPass {
   T cut2;
   int64_t* offsets;  // count pass: the counts; fill pass: where each list starts
   int32_t* nbr;
+  int64_t n_local;  // the particles: offsets[n_local + 1] collects the largest count
 
   PVEC_HD void operator()(int64_t i) const {
     T xi[DIM];
@@ -62,7 +63,16 @@ struct CrossPass {
           }
         }
       }
-    if (!FILL) offsets[i] = out;
+    if (!FILL) {
+      offsets[i] = out;
+      // The largest count, in offsets[n + 1] (zeroed before): the key order's segment bound.
+#if defined(__CUDA_ARCH__)
+      atomicMax(reinterpret_cast<unsigned long long*>(offsets + n_local + 1),
+                static_cast<unsigned long long>(out));
+#else
+      if (out > offsets[n_local + 1]) offsets[n_local + 1] = out;
+#endif
+    }
   }
 };
 
@@ -93,7 +103,7 @@ void VerletList::build_cross(const NeighborInput& in, const NeighborInput& src,
   set_memory_kind(cells_.on_device_memory());
   const pvec::cell_list_view g = cells_.view();
   int64_t* offsets = offsets_.ensure_as<int64_t>(n + 2);
-  int64_t total = 0;
+  int64_t total = 0, most = 0;
   with_pos_type(in.pos_dtype, [&](auto t) {
     using T = decltype(t);
     const T cut = static_cast<T>(p.cutoff + p.skin);
@@ -102,10 +112,12 @@ void VerletList::build_cross(const NeighborInput& in, const NeighborInput& src,
     const int64_t cap = ps.capacity(), scap = ss.capacity();
     with_dim123(g.dim, [&](auto D) {
       constexpr int DIM = D.value;
-      for_each(ex, n, CrossPass<T, DIM, false>{g, x, cap, xs, scap, cut * cut, offsets, nullptr});
-      total = exclusive_scan(ex, offsets, n, scan_tmp_);
+      zero_2d(offsets + n + 1, sizeof(int64_t), sizeof(int64_t), 1, ex.on_device, ex.stream);
+      for_each(ex, n,
+               CrossPass<T, DIM, false>{g, x, cap, xs, scap, cut * cut, offsets, nullptr, n});
+      total = exclusive_scan(ex, offsets, n, scan_tmp_, &most);
       int32_t* nbr = neighbors_.ensure_as<int32_t>(std::max<int64_t>(total, 1));
-      for_each(ex, n, CrossPass<T, DIM, true>{g, x, cap, xs, scap, cut * cut, offsets, nbr});
+      for_each(ex, n, CrossPass<T, DIM, true>{g, x, cap, xs, scap, cut * cut, offsets, nbr, n});
       // The reference positions of moved_too_far, of both vectors' local particles.
       T* x0 = x0_.ensure_as<T>(std::max<int64_t>(n, 1) * DIM);
       T* x0s = x0_src_.ensure_as<T>(std::max<int64_t>(ns, 1) * DIM);
@@ -117,7 +129,7 @@ void VerletList::build_cross(const NeighborInput& in, const NeighborInput& src,
     });
   });
   if (p.key_col >= 0)
-    order_by_key(ex, offsets, static_cast<int32_t*>(neighbors_.data()), n, total,
+    order_by_key(ex, offsets, static_cast<int32_t*>(neighbors_.data()), n, total, most,
                  ss.column(p.key_col).mirror(p.device), ss.column(p.key_col).spec.dtype,
                  key_order_);
   if (ex.on_device) stream_synchronize(ex.stream);

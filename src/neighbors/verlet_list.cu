@@ -305,6 +305,7 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
   const void* pos = ps.column(0).mirror(p.device);
   const int64_t cap = ps.capacity();
   int64_t total = 0;
+  int64_t longest = -1;  // the largest count, for the key order
   with_pos_type(in.pos_dtype, [&](auto t) {
     using T = decltype(t);
     const T cut = static_cast<T>(p.cutoff + p.skin);
@@ -384,6 +385,7 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
         run(std::true_type{});
       else
         run(std::false_type{});
+      longest = most;
       stride_ = warp != kCutNone ? next_stride(most, total, n, pad_.bytes()) : 0;
       if (stride_ == 0) pad_.release();
       if (n > 0 && !x0_written)
@@ -391,7 +393,7 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
     });
   });
   if (p.key_col >= 0)
-    order_by_key(ex, offsets, static_cast<int32_t*>(neighbors_.data()), n, total,
+    order_by_key(ex, offsets, static_cast<int32_t*>(neighbors_.data()), n, total, longest,
                  ps.column(p.key_col).mirror(p.device), ps.column(p.key_col).spec.dtype,
                  key_order_);
   if (ex.on_device) stream_synchronize(ex.stream);
