@@ -17,7 +17,10 @@ namespace {
 
 constexpr int kOptId = 0, kWall = 1, kQ = 2, kVec = 3;
 constexpr int64_t kN = 1500;  // particles in the whole run
-constexpr double kCut = 0.12, kSkin = 0.03;
+constexpr double kSkin = 0.03;
+// The cutoff: ~20 neighbours a particle by default; the dense runs reach ~170 (the device's
+// largest warp sort) and ~400 (beyond it: the CUB path).
+double g_cut = 0.12;
 
 struct Particle {
   double x[3];
@@ -63,7 +66,7 @@ pvec_vector_t make_vector() {
   REQUIRE(pvec_schema_add_vector(s, "vec", PVEC_INT32, 2, nullptr) == PVEC_SUCCESS);
   pvec_vector_desc d = PVEC_VECTOR_DESC_INIT;
   d.boundary[0] = PVEC_PERIODIC;
-  d.ghost_width = kCut + kSkin;
+  d.ghost_width = g_cut + kSkin;
   // Rank r starts with the particles k = r, r + size, ...; map sends them home.
   const std::vector<Particle> all = all_particles();
   d.n_particles = (kN - rank() + size() - 1) / size();
@@ -97,7 +100,7 @@ void distribute(pvec_vector_t v, Path p, bool rebalance) {
 
 pvec_verlet_options options(Path p, bool half = false) {
   pvec_verlet_options o = PVEC_VERLET_OPTIONS_INIT;
-  o.cutoff = kCut;
+  o.cutoff = g_cut;
   o.skin = kSkin;
   o.flags = flag_of(p) | (half ? static_cast<unsigned>(PVEC_VERLET_HALF) : 0u);
   o.key_prop = kOptId;
@@ -119,7 +122,7 @@ void check_list(pvec_vector_t v, const HostList& h, const std::vector<Particle>&
     std::vector<int64_t> want;
     for (const Particle& pj : all)
       if (pj.id != pi.id && !(pi.wall && pj.wall) &&
-          min_image_dist2(pi, pj) < (kCut + kSkin) * (kCut + kSkin))
+          min_image_dist2(pi, pj) < (g_cut + kSkin) * (g_cut + kSkin))
         want.push_back(pj.id);
     std::sort(want.begin(), want.end());
     std::vector<int64_t> got;
@@ -184,6 +187,32 @@ TEST_CASE("key-ordered Verlet lists give bitwise the same sums on any decomposit
       DIST_OK(pvec_verlet_destroy(l));
       f.require("key-ordered lists");
       DIST_OK(pvec_vector_destroy(v));
+    }
+}
+
+TEST_CASE("key order of long neighbour lists (every sorting path of the device)", "[neighbors]") {
+  const std::vector<Particle> all = all_particles();
+  for (double cut : {0.27, 0.4})
+    for (Path p : {Path::host, Path::device}) {
+      INFO(name_of(p) << " path, cutoff " << cut);
+      g_cut = cut;
+      Failures f;
+      pvec_vector_t v = make_vector();
+      distribute(v, p, false);
+      pvec_verlet_options o = options(p);
+      pvec_verlet_t l = nullptr;
+      DIST_OK(pvec_verlet_create_with(v, &o, &l));
+      const HostList h = fetch_list(l);
+      int64_t longest = 0;
+      for (int64_t i = 0; i < h.n; ++i)
+        longest = std::max(longest, h.offsets[i + 1] - h.offsets[i]);
+      if (n_local(v) > 0 && cut > 0.3 && longest <= 256)
+        f.addf("the dense case is not dense: ", longest, " neighbours at most");
+      check_list(v, h, all, f);
+      DIST_OK(pvec_verlet_destroy(l));
+      DIST_OK(pvec_vector_destroy(v));
+      g_cut = 0.12;
+      f.require("long lists");
     }
 }
 
