@@ -8,7 +8,7 @@
 //
 //   mpirun -np 2 ./sph_dambreak [--dim 2|3] [--dp X] [--width W] [--time t | --steps S]
 //     [--float32] [--quiet] [--rebalance-every K] [--threshold X] [--rebalance-weight
-//     count|neighbors] [--order key|cell] [--keep-wall-pairs] [--vtk DIR] [--vtk-every N]
+//     count|neighbors] [--order key|cell] [--keep-wall-pairs] [--host] [--vtk DIR] [--vtk-every N]
 //     [--checkpoint FILE --checkpoint-at STEP] [--restart FILE]
 //
 // One pvec vector holds fluid and walls (property "type": 0 fluid, 1 wall; "id": a global id
@@ -110,6 +110,7 @@ class Simulation {
     desc.domain_lo[up] = -4 * dp;
     desc.domain_hi[up] = 4 * a;
     desc.ghost_width = cutoff_ + skin_;
+    if (o.host) desc.backend = PVEC_BACKEND_HOST;
     if (o.restart.empty()) {
       desc.n_particles = geo_.n_total();
       CHECK(pvec_vector_create(&desc, schema, &vec_));
@@ -505,7 +506,7 @@ int main(int argc, char** argv) {
                    "usage: %s [--dim 2|3] [--dp X] [--width W] [--time t | --steps S] "
                    "[--float32] [--quiet]\n  [--rebalance-every K] [--threshold X] "
                    "[--rebalance-weight count|neighbors] [--order key|cell] "
-                   "[--keep-wall-pairs]\n  [--vtk DIR] [--vtk-every N]"
+                   "[--keep-wall-pairs] [--host]\n  [--vtk DIR] [--vtk-every N]"
                    " [--checkpoint FILE --checkpoint-at STEP] [--restart FILE]\n",
                    argv[0]);
     CHECK(pvec_finalize());

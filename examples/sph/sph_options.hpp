@@ -20,6 +20,7 @@ struct Options {
   bool f32 = false, quiet = false, count_weight = false;
   bool cell_order = false;       // --order cell: lists in cell order instead of id order
   bool keep_wall_pairs = false;  // --keep-wall-pairs: no pair filter
+  bool host = false;             // --host: the host backend even where a GPU is
   int rebalance_every = 100, vtk_every = 200;
   double threshold = 1.1;
   std::int64_t checkpoint_at = -1;
@@ -59,6 +60,8 @@ inline bool parse(int argc, char** argv, Options* o) {
       o->cell_order = w == "cell";
     } else if (s == "--keep-wall-pairs") {
       o->keep_wall_pairs = true;
+    } else if (s == "--host") {
+      o->host = true;
     } else if (s == "--vtk" && more) {
       o->vtk = argv[++k];
     } else if (s == "--vtk-every" && more) {
