@@ -1341,7 +1341,9 @@ PVEC_API pvec_status pvec_verlet_create_with(pvec_vector_t vec, const pvec_verle
  *  the free device memory), and falls back to count + fill when a count outgrew the room.
  *  The arrays are the same either way; reuse one list rather than creating a new one per
  *  rebuild. Local. On error the list is stale until a build succeeds. Errors: as
- *  pvec_verlet_create, and INVALID_HANDLE (list, or its vector destroyed). Since 0.1. */
+ *  pvec_verlet_create (or pvec_verlet_create_with, whose options a rebuild keeps and checks
+ *  again: STATE for stale ghost rows of the key or filter, or a source whose boxes differ),
+ *  and INVALID_HANDLE (list, its vector or its source destroyed). Since 0.1. */
 PVEC_API pvec_status pvec_verlet_build(pvec_verlet_t list);
 
 /** Fill *out. Local. Pointers valid until the list is rebuilt or destroyed.
@@ -1349,9 +1351,10 @@ PVEC_API pvec_status pvec_verlet_build(pvec_verlet_t list);
  *  Since 0.1. */
 PVEC_API pvec_status pvec_verlet_get_info(pvec_verlet_t list, pvec_verlet_info* out);
 
-/** *rebuild = 1 when on any rank some local particle moved more than skin / 2 from where it
- *  was at the build (on the mirror the list was built on: the GPU reads the positions and only
- *  a flag comes back), or the list is stale; else 0. The same answer on every rank, so that
+/** *rebuild = 1 when on any rank some local particle (of a list with a source, of either
+ *  vector) moved more than skin / 2 from where it was at the build (on the mirror the list was
+ *  built on: the GPU reads the positions and only a flag comes back), or the list is stale;
+ *  else 0. The same answer on every rank, so that
  *  all ranks rebuild together (map, ghost_get, pvec_verlet_build). Collective.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (rebuild NULL), CUDA, MPI. Since 0.1. */
 PVEC_API pvec_status pvec_verlet_check(pvec_verlet_t list, int* rebuild);
