@@ -1,3 +1,6 @@
+// Longer than 500 lines because it is one program read top to bottom: the set-up, the step
+// loop, the output and the checks of one simulation (its kernels, checks, options and output
+// helpers are in the headers beside it).
 // A weakly compressible SPH dam break with pvec: Martin & Moyce's water column (a wide, 2a
 // high, a = 1 m) collapses in a tank 5a long. 3D by default (the column spans a periodic width,
 // so the flow is that of their quasi-2D experiment; --dim 2 runs the plane problem). Wendland C2
@@ -29,6 +32,7 @@
 #include "sph_check.hpp"
 #include "sph_kernels.hpp"
 #include "sph_options.hpp"
+#include "sph_output.hpp"
 
 #include <algorithm>
 #include <cinttypes>
@@ -286,24 +290,7 @@ void Simulation<T>::output(std::int64_t step, double t) {
     const std::string prefix = opt_.vtk + "/dambreak";
     CHECK(pvec_vtk_write(vec_, prefix.c_str(), step, t, props, 5, on_ | PVEC_VTK_RANK_ARRAY));
     // The ranks' boxes beside it (scripts/draw_decomposition.py draws both).
-    double box[2 * PVEC_MAX_DIM];
-    CHECK(pvec_vector_get_subdomain(vec_, box, box + PVEC_MAX_DIM));
-    std::vector<double> all(static_cast<size_t>(size_) * 2 * PVEC_MAX_DIM);
-    MPI_Gather(box, 2 * PVEC_MAX_DIM, MPI_DOUBLE, all.data(), 2 * PVEC_MAX_DIM, MPI_DOUBLE, 0,
-               MPI_COMM_WORLD);
-    if (rank_ == 0) {
-      char name[64];
-      std::snprintf(name, sizeof name, "_%06" PRId64 "_boxes.csv", step);
-      if (std::FILE* f = std::fopen((prefix + name).c_str(), "w")) {
-        std::fprintf(f, "rank,lo0,lo1,lo2,hi0,hi1,hi2\n");
-        for (int r = 0; r < size_; ++r) {
-          const double* b = all.data() + r * 2 * PVEC_MAX_DIM;
-          std::fprintf(f, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n", r, b[0], b[1], b[2],
-                       b[PVEC_MAX_DIM], b[PVEC_MAX_DIM + 1], b[PVEC_MAX_DIM + 2]);
-        }
-        std::fclose(f);
-      }
-    }
+    sph::write_boxes(vec_, prefix, step);
   }
   if (!opt_.checkpoint.empty() && step == opt_.checkpoint_at) {
     // The state: x, v, v_prev, rho, rho_prev (rates and pressure follow from it), the type and
