@@ -114,6 +114,12 @@ DistVector::~DistVector() {
   if (transport_) transport_->release();  // collective, like the destruction itself
 }
 
+std::vector<DistVector*> DistVector::followers_with_this() {
+  std::vector<DistVector*> all{this};
+  all.insert(all.end(), followers_.begin(), followers_.end());
+  return all;
+}
+
 void DistVector::follow(DistVector* leader, bool device) {
   if (leader == leader_) return;  // already following it (or following nothing)
   if (leader == nullptr) {        // stop following; the boxes stay
@@ -316,19 +322,16 @@ bool DistVector::rebalance(int weight_prop, double threshold, bool device, doubl
   const unsigned on = device ? static_cast<unsigned>(PVEC_ON_DEVICE) : 0u;
   // The leader first, then its followers. A map that fails leaves its vector as it was; the
   // vectors already mapped go back to the old boxes, so that all still share one.
-  std::vector<DistVector*> mapped;
+  std::vector<DistVector*> moved, mapped;  // given the new boxes; mapped to them
   try {
-    set_grid(next);
-    map(on);
-    mapped.push_back(this);
-    for (DistVector* f : followers_) {
-      f->set_grid(next);
-      f->map(on);
-      mapped.push_back(f);
+    for (DistVector* v : followers_with_this()) {
+      moved.push_back(v);
+      v->set_grid(next);
+      v->map(on);
+      mapped.push_back(v);
     }
   } catch (...) {
-    set_grid(old);
-    for (DistVector* f : followers_) f->set_grid(old);
+    for (DistVector* v : moved) v->set_grid(old);
     for (DistVector* v : mapped) v->map(on);
     throw;
   }

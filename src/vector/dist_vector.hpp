@@ -160,9 +160,10 @@ class DistVector {
   std::unique_ptr<Transport> transport_;
   GhostState halo_;
   uint64_t rows_epoch_ = 0;
-  std::vector<char> ghost_current_[2];  // per mirror, per column (ghost_rows_current)
-  DistVector* leader_ = nullptr;        // the vector whose boxes this one follows
-  std::vector<DistVector*> followers_;  // the vectors that follow this one
+  std::vector<char> ghost_current_[2];             // per mirror, per column (ghost_rows_current)
+  DistVector* leader_ = nullptr;                   // the vector whose boxes this one follows
+  std::vector<DistVector*> followers_;             // the vectors that follow this one
+  std::vector<DistVector*> followers_with_this();  // this vector first, then its followers
   void note_ghost_rows(int column, bool device, bool current);
   SortScratch sort_;
   Workspace ws_;
