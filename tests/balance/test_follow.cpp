@@ -276,6 +276,34 @@ TEST_CASE("pvec_vector_follow and cross lists refuse what would be wrong", "[bal
   CHECK(pvec_verlet_create_with(fluid, &o, &l) == PVEC_ERROR_INVALID_ARGUMENT);
   CHECK(l == nullptr);
 
+  // A follower's map that fails (a wall beyond the open y boundary) fails the rebalance: every
+  // vector keeps its old boxes and its particles.
+  {
+    move_to(fluid, false, 20);
+    DIST_OK(pvec_map(fluid, 0, nullptr));
+    const std::vector<double> fb = boxes(fluid), wb = boxes(walls);
+    REQUIRE(fb == wb);
+    const Column wp = column(walls, PVEC_POS);
+    const bool mine = rank() == size() - 1 && n_local(walls) > 0;
+    double y0 = 0;
+    if (mine) {
+      y0 = get_pos(wp, 0, 1);
+      set_pos(wp, 0, 1, 1.5);
+    }
+    // (One rank has nothing to rebalance: no map runs, nothing fails.)
+    CHECK(pvec_vector_rebalance(fluid, PVEC_NO_WEIGHT, 1.0, 0, nullptr, nullptr) ==
+          (size() > 1 ? PVEC_ERROR_PARTICLES_OUTSIDE : PVEC_SUCCESS));
+    CHECK(boxes(fluid) == fb);
+    CHECK(boxes(walls) == wb);
+    Failures f;
+    check_held(fluid, false, f);
+    f.require("fluid after the failed rebalance");
+    if (mine) set_pos(wp, 0, 1, y0);
+    Failures g;
+    check_held(walls, true, g);
+    g.require("walls after the failed rebalance");
+  }
+
   // Stop following: the next rebalance of fluid leaves the walls' boxes alone.
   DIST_OK(pvec_vector_follow(walls, nullptr, 0));
   const std::vector<double> before = boxes(walls);
