@@ -13,10 +13,6 @@
 #include <string>
 #include <vector>
 
-#if defined(PVEC_TEST_CUDA)
-#include <cuda_runtime_api.h>
-#endif
-
 using namespace dist;
 
 namespace {
@@ -108,20 +104,6 @@ void check_held(pvec_vector_t v, bool walls, Failures& f) {
     ok = all[static_cast<size_t>(k)] == (walls ? 1000000 : 0) + k;
   if (!ok) f.addf(walls ? "walls" : "fluid", ": ", all.size(), " ids, not each of the set once");
   check_positions_owned(v, decomposition(v), f);
-}
-
-template <class X>
-std::vector<X> fetch(const X* p, int64_t n, bool on_device) {
-  std::vector<X> out(static_cast<size_t>(std::max<int64_t>(n, 0)));
-  if (n <= 0) return out;
-#if defined(PVEC_TEST_CUDA)
-  if (on_device) {
-    REQUIRE(cudaMemcpy(out.data(), p, sizeof(X) * n, cudaMemcpyDeviceToHost) == cudaSuccess);
-    return out;
-  }
-#endif
-  std::copy(p, p + n, out.begin());
-  return out;
 }
 
 // The list of each local fluid particle's wall neighbours against a brute force over the whole

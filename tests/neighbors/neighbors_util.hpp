@@ -5,10 +5,6 @@
 
 #include "dist_util.hpp"
 
-#if defined(PVEC_TEST_CUDA)
-#include <cuda_runtime_api.h>
-#endif
-
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -17,23 +13,6 @@
 namespace nbr_test {
 
 using namespace dist;
-
-// Copies n elements of a list array to the host (device memory through the CUDA runtime).
-template <class X>
-std::vector<X> fetch(const X* p, int64_t n, bool on_device) {
-  std::vector<X> out(static_cast<size_t>(std::max<int64_t>(n, 0)));
-  if (n <= 0) return out;
-#if defined(PVEC_TEST_CUDA)
-  if (on_device) {
-    REQUIRE(cudaMemcpy(out.data(), p, sizeof(X) * n, cudaMemcpyDeviceToHost) == cudaSuccess);
-    return out;
-  }
-#else
-  REQUIRE(!on_device);
-#endif
-  std::copy(p, p + n, out.begin());
-  return out;
-}
 
 struct Box {
   int dim = 3;

@@ -22,6 +22,11 @@
 
 #include "catch_compat.hpp"
 
+#if defined(PVEC_TEST_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -115,6 +120,24 @@ class Rng {
 };
 
 uint64_t mix(uint64_t x);  // splitmix64 finaliser
+
+// Copies n elements of an array pvec handed out (a list's arrays) to the host: device memory
+// through the CUDA runtime (programs built with PVEC_TEST_CUDA), host memory as it is.
+template <class X>
+std::vector<X> fetch(const X* p, int64_t n, bool on_device) {
+  std::vector<X> out(static_cast<size_t>(std::max<int64_t>(n, 0)));
+  if (n <= 0) return out;
+#if defined(PVEC_TEST_CUDA)
+  if (on_device) {
+    REQUIRE(cudaMemcpy(out.data(), p, sizeof(X) * n, cudaMemcpyDeviceToHost) == cudaSuccess);
+    return out;
+  }
+#else
+  REQUIRE(!on_device);
+#endif
+  std::copy(p, p + n, out.begin());
+  return out;
+}
 
 // ---- Paths -------------------------------------------------------------------------------
 
