@@ -272,10 +272,12 @@ void ParticleSet::set_sizes(int64_t n_local, int64_t n_ghost) {
   if (device_zero_from_ >= n_local_) device_zero_from_ = INT64_MAX;
 }
 
-void ParticleSet::transfer(bool to_device, const std::vector<int>& columns, void* stream,
-                           bool wait) {
+void ParticleSet::transfer(bool to_device, const std::vector<int>& columns, void* stream, bool wait,
+                           int64_t begin, int64_t end) {
   flush_device();
-  const int64_t live = n_total();
+  if (end < 0) end = n_total();
+  const int64_t live = end - begin;
+  if (live <= 0) return;
   if (cuda_ && wait && host_kind_ == MemKind::host) {
     // Pageable host mirrors: blocking copies through page-locked blocks on the host threads
     // (particles/staged_transfer.hpp), from 16 MiB in all with two or more host threads.
@@ -288,8 +290,9 @@ void ParticleSet::transfer(bool to_device, const std::vector<int>& columns, void
         PropertyBuffer& c = cols_[k];
         const size_t pitch = c.row_bytes(capacity_), bytes = live * c.spec.elem_size;
         for (int64_t comp = 0; comp < c.spec.ncomp; ++comp)
-          ranges.push_back({static_cast<char*>(c.host) + comp * pitch,
-                            static_cast<char*>(c.dev) + comp * pitch, bytes});
+          ranges.push_back({static_cast<char*>(c.host) + comp * pitch + begin * c.spec.elem_size,
+                            static_cast<char*>(c.dev) + comp * pitch + begin * c.spec.elem_size,
+                            bytes});
       }
       staged_transfer(to_device, ranges, device_, stream, staging_);
       return;
@@ -298,8 +301,9 @@ void ParticleSet::transfer(bool to_device, const std::vector<int>& columns, void
   for (int k : columns) {
     PropertyBuffer& c = cols_[k];
     size_t pitch = c.row_bytes(capacity_);
-    void* dst = to_device ? c.dev : c.host;
-    const void* src = to_device ? c.host : c.dev;
+    const int64_t skip = begin * static_cast<int64_t>(c.spec.elem_size);
+    void* dst = static_cast<char*>(to_device ? c.dev : c.host) + skip;
+    const void* src = static_cast<const char*>(to_device ? c.host : c.dev) + skip;
     if (cuda_) {
       copy_2d(dst, pitch, src, pitch, live * c.spec.elem_size, c.spec.ncomp, true, stream);
       continue;

@@ -102,8 +102,10 @@ class ParticleSet {
   // before anything reads or hands out the device mirror.
   void flush_device();
 
-  // Copy live particles of the listed columns between mirrors on stream; wait if asked.
-  void transfer(bool to_device, const std::vector<int>& columns, void* stream, bool wait);
+  // Copy rows [begin, end) (end -1: n_total()) of the listed columns between mirrors on
+  // stream; wait if asked.
+  void transfer(bool to_device, const std::vector<int>& columns, void* stream, bool wait,
+                int64_t begin = 0, int64_t end = -1);
 
   // Work buffers kept between calls (device-side ones in device memory for the CUDA backend).
   // Slots 0 and 1: removal; device slot 3: the checkpoint's checksums on the GPU.
