@@ -84,6 +84,11 @@ PASSING = {
     ("pvec_vector_get_imbalance", "weight_imbalance"): ("address", "may be NULL"),
     ("pvec_vector_rebalance", "before"): ("address", "may be NULL"),
     ("pvec_vector_rebalance", "after"): ("address", "may be NULL"),
+    ("pvec_vector_remove_marked", "marks"): ("address", "n_local flags in the mirror's memory, or NULL"),
+    ("pvec_vector_remove_marked", "n_removed"): ("address", "may be NULL"),
+    ("pvec_vector_remove_marked_async", "marks"): ("address", "n_local flags in device memory, or NULL"),
+    ("pvec_vector_remove_marked_async", "n_removed_dev"): ("address", "device memory, or NULL"),
+    ("pvec_vector_spawn_commit", "n_added"): ("address", "may be NULL"),
 }
 
 # C scalar types -> (Fortran type, kind). Unsigned types travel as the signed kind of their

@@ -169,7 +169,13 @@ typedef enum pvec_status {
   /** A file could not be created, written, renamed or read, or is not a complete, valid
    *  pvec file (truncated, corrupted, written by an interrupted run); the message names the
    *  file and what is wrong. Since 0.1 (section 9). */
-  PVEC_ERROR_IO = 14
+  PVEC_ERROR_IO = 14,
+  /** An operation would read a property on a mirror that holds older values than the other
+   *  mirror (pvec knows the other side was changed since: by one of its own operations or one
+   *  the caller declared with pvec_vector_mark_modified); the message names the property and
+   *  what changed the other side. Nothing was changed. Copy the newer side first, or turn on
+   *  pvec_vector_set_auto_sync (section 6). Since 0.1. */
+  PVEC_ERROR_STALE_MIRROR = 15
 } pvec_status;
 
 /** Short constant description of a status ("invalid handle"). Never NULL, also for values
@@ -371,6 +377,9 @@ typedef struct pvec_vector_s* pvec_vector_t;
  *  every property. A sentinel address, never read; with nprops != 0 it is INVALID_ARGUMENT.
  *  Since 0.1. */
 #define PVEC_NO_PROPS ((const int*)(intptr_t)-1)
+/** Property argument meaning "none" (pvec_verlet_options: no key order, no pair filter;
+ *  pvec_vector_remove_marked: the marks are an array, not a property). */
+#define PVEC_NO_PROPERTY (-2)
 
 typedef enum pvec_boundary { PVEC_NON_PERIODIC = 0, PVEC_PERIODIC = 1 } pvec_boundary;
 
@@ -534,6 +543,122 @@ PVEC_API pvec_status pvec_vector_remove(pvec_vector_t vec, const int64_t* indice
  *  stale. Errors: INVALID_HANDLE, OUT_OF_MEMORY, CUDA. Since 0.1. */
 PVEC_API pvec_status pvec_vector_shrink_to_fit(pvec_vector_t vec);
 
+/* ---- Removal by mark, and particles created by kernels (docs/population.md) ----------- */
+/* A GPU simulation keeps its particles on the device: these remove and create them on the
+ * mirror the call runs on (the device mirror with PVEC_ON_DEVICE, else the host mirror),
+ * without a round trip through the host. They change only that mirror: the other one holds
+ * older values of every property afterwards (section 6, mirror coherence). */
+
+/** Flags of pvec_vector_remove_marked and pvec_vector_ids_init (or-ed with PVEC_ON_DEVICE). */
+enum {
+  /** remove_marked: fill each hole before the new end with a survivor from after it (the last
+   *  survivors move, in order, into the first holes) instead of keeping the survivors' order:
+   *  only as many particles move as were removed before the new end. */
+  PVEC_REMOVE_FILL_HOLES = 1u << 12,
+  /** ids_init: keep the ids the particles have (numbered by the caller, or restored by a
+   *  restart); only the next free id is computed, from the largest. */
+  PVEC_IDS_KEEP = 1u << 13
+};
+
+/** Remove the local particles whose mark is nonzero, on one mirror. The marks are the scalar
+ *  property mark_prop (any dtype; nonzero, NaN included, removes; the property is removed
+ *  with its particles like any other), or, with mark_prop = PVEC_NO_PROPERTY, the array marks
+ *  of n_local int32 in the memory of that mirror (device memory with PVEC_ON_DEVICE and the
+ *  CUDA backend). The survivors keep their order, packed to [0, n - removed), unless
+ *  PVEC_REMOVE_FILL_HOLES: then the survivors after the new end fill the holes before it.
+ *  *n_removed (may be NULL) receives the number removed. Only the mirror the call runs on
+ *  changes; the other one holds older values of every property until copied. Drops the
+ *  ghosts; increments the generation; lists become stale. Local. Blocks until done.
+ *  flags: PVEC_ON_DEVICE, PVEC_REMOVE_FILL_HOLES.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (both or neither of mark_prop and marks; marks not
+ *  readable by the device; mark_prop not a scalar; the positions as mark), OUT_OF_RANGE
+ *  (mark_prop), STALE_MIRROR (a property is older on this mirror), STATE (a spawn is open),
+ *  OUT_OF_MEMORY, CUDA, NOT_SUPPORTED (more than 2^31-1 local particles on the device).
+ *  Since 0.1. */
+PVEC_API pvec_status pvec_vector_remove_marked(pvec_vector_t vec, int mark_prop,
+                                               const int32_t* marks, unsigned flags,
+                                               int64_t* n_removed);
+
+/** pvec_vector_remove_marked on the device mirror without waiting: the work is ordered on the
+ *  vector's stream and the number removed is written, by that work, to n_removed_dev (one
+ *  int64 in device memory; may be NULL), where kernels queued after it on the stream may
+ *  read it. The vector's size stays pending until the host needs it: the next pvec call on the
+ *  vector (any, but pvec_device_ptr, pvec_host_ptr and pvec_vector_get_stream) waits for the
+ *  stream and takes the new size. The marks must stay readable until the stream passes the
+ *  removal. With the host backend it runs at once (n_removed_dev is then host memory).
+ *  flags: PVEC_ON_DEVICE (required), PVEC_REMOVE_FILL_HOLES. Local. Errors: those of
+ *  pvec_vector_remove_marked, and INVALID_ARGUMENT without PVEC_ON_DEVICE or when
+ *  n_removed_dev is not device memory. Since 0.1. */
+PVEC_API pvec_status pvec_vector_remove_marked_async(pvec_vector_t vec, int mark_prop,
+                                                     const int32_t* marks, unsigned flags,
+                                                     int64_t* n_removed_dev);
+
+/** What a kernel needs to create particles (pvec_vector_spawn_begin): passed by value to the
+ *  kernel. A thread claims a slot s by an atomic increment of *counter (atomicAdd on the
+ *  device; pvec.hpp's pvec::spawn_claim does it); a slot s < limit is the row first + s of
+ *  every property (component c of property p at base_p[c * capacity + first + s]), where the
+ *  thread writes the new particle; a slot s >= limit must not be written: the commit reports
+ *  how many were asked for. id_first and id_stride give slot s the globally unique id
+ *  id_first + s * id_stride (after pvec_vector_ids_init; else id_first = -1). */
+typedef struct pvec_spawner {
+  size_t struct_size;          /**< sizeof(pvec_spawner) */
+  unsigned long long* counter; /**< slots claimed, in the spawn mirror's memory; starts at 0 */
+  int64_t first;               /**< the row of slot 0 (the local count at spawn_begin) */
+  int64_t limit;               /**< the slots reserved */
+  int64_t capacity;            /**< the stride of every component (the vector's capacity) */
+  int64_t id_first;            /**< id of slot 0, or -1 without pvec_vector_ids_init */
+  int64_t id_stride;           /**< id step between slots (the rank count), 0 without ids */
+} pvec_spawner;
+/** Initializer of pvec_spawner (struct_size set). */
+#define PVEC_SPAWNER_INIT \
+  { sizeof(pvec_spawner), NULL, 0, 0, 0, -1, 0 }
+#define PVEC_SPAWNER_SIZE_V1 (sizeof(size_t) + sizeof(void*) + 5 * sizeof(int64_t))
+
+/** Open a spawn: room for up to max_new particles after the local ones, on the device mirror
+ *  (PVEC_ON_DEVICE) or the host mirror, whose rows are zero on that mirror and whose claim
+ *  counter is 0; *spawner (struct_size set by the caller) receives what kernels need. The
+ *  capacity grows when needed (pointers are invalid then: take them after this call; they
+ *  stay valid until the commit). While the spawn is open, calls that change the particles
+ *  (map, ghost_get, sort, append, remove, resize, reserve, another spawn_begin, ...) return
+ *  STATE. Drops the ghosts. Local. Blocks until the rows are zeroed.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (max_new < 0, spawner NULL or too small, unknown
+ *  flag), STATE (a spawn is already open), STALE_MIRROR (a property is older on that mirror),
+ *  OVERFLOW, OUT_OF_MEMORY, CUDA. Since 0.1. */
+PVEC_API pvec_status pvec_vector_spawn_begin(pvec_vector_t vec, int64_t max_new, unsigned flags,
+                                             pvec_spawner* spawner);
+/** Close the spawn: the slots claimed become local particles (n_local grows by their count,
+ *  *n_added, may be NULL). Waits for the vector's stream first; kernels on other streams must
+ *  be complete (synchronise them). When the kernels asked for more slots than were reserved,
+ *  nothing is added, *n_added receives the number asked for, and the call returns
+ *  OUT_OF_RANGE saying so (reserve that many and run them again). Either way the spawn is
+ *  closed. The mirror of the spawn holds the new particles; the other mirror holds older values
+ *  of every property. The ids of the slots are used up whether or not the commit succeeds.
+ *  Lists become stale. Local. Errors: INVALID_HANDLE, STATE (no spawn open), OUT_OF_RANGE,
+ *  CUDA. Since 0.1. */
+PVEC_API pvec_status pvec_vector_spawn_commit(pvec_vector_t vec, int64_t* n_added);
+/** Close the spawn without adding anything. Local. Errors: INVALID_HANDLE, STATE (no spawn
+ *  open). Since 0.1. */
+PVEC_API pvec_status pvec_vector_spawn_cancel(pvec_vector_t vec);
+
+/** Globally unique particle ids. Numbers the local particles of every rank 0 .. N-1 in rank
+ *  order into the scalar int64 or uint64 property id_prop, on the device mirror with
+ *  PVEC_ON_DEVICE or else the host mirror (with PVEC_IDS_KEEP, keeps the ids there and reads
+ *  their largest, M), and starts the vector's id counter at N (or M + 1): from then on
+ *  pvec_vector_ids_take and spawners hand out ids no rank has handed out, without
+ *  communication (rank r's k-th new id is N + k * P + r for P ranks). After a restart, or ids
+ *  numbered by the caller, call it with PVEC_IDS_KEEP. Collective.
+ *  flags: PVEC_ON_DEVICE, PVEC_IDS_KEEP.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (id_prop not a scalar int64/uint64; a negative id
+ *  with PVEC_IDS_KEEP; ranks passing different arguments), OUT_OF_RANGE, STALE_MIRROR, STATE (a
+ *  spawn is open), MPI. Since 0.1. */
+PVEC_API pvec_status pvec_vector_ids_init(pvec_vector_t vec, int id_prop, unsigned flags);
+/** Take count new ids for particles this rank creates: first + k * stride for k < count
+ *  (*first and *stride; stride is the rank count). Local. Errors: INVALID_HANDLE,
+ *  INVALID_ARGUMENT (count < 0, an out-pointer NULL), STATE (pvec_vector_ids_init not called),
+ *  OVERFLOW. Since 0.1. */
+PVEC_API pvec_status pvec_vector_ids_take(pvec_vector_t vec, int64_t count, int64_t* first,
+                                          int64_t* stride);
+
 /* ======================================================================================= */
 /* 5. Layout and raw pointers                                                              */
 /* ======================================================================================= */
@@ -641,7 +766,11 @@ PVEC_API pvec_status pvec_vector_set_stream(pvec_vector_t vec, pvec_stream_t str
 PVEC_API pvec_status pvec_vector_get_stream(pvec_vector_t vec, pvec_stream_t* stream);
 
 /** Copy the listed properties (PVEC_POS for positions) from host to device mirror, live
- *  particles [0, n_local + n_ghost) of each component only, one 2D copy per property.
+ *  particles [0, n_local + n_ghost) of each component only, one 2D copy per property. Ghost
+ *  rows that pvec knows to be older on the source than on the destination (a ghost_get ran on
+ *  the destination since) are left out: the destination keeps its newer ghosts. Local rows
+ *  that are older on the source are refused (STALE_MIRROR, nothing copied): copying them would
+ *  lose newer values (section 6, mirror coherence).
  *  props == NULL means every property and the positions (nprops ignored). Blocks until
  *  the copies are done, after the work ordered on the vector's stream. Local. Invalidates
  *  nothing.
@@ -650,7 +779,7 @@ PVEC_API pvec_status pvec_vector_get_stream(pvec_vector_t vec, pvec_stream_t* st
  *  vector keeps (16 MiB) until pvec_vector_shrink_to_fit or its destruction (docs/layout.md);
  *  the option PVEC_STAGED_TRANSFER=0 turns that off.
  *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (nprops < 0, a repeated index), OUT_OF_RANGE,
- *  CUDA. Nothing is copied on an argument error. Since 0.1. */
+ *  STALE_MIRROR, CUDA. Nothing is copied on an argument error. Since 0.1. */
 PVEC_API pvec_status pvec_host_to_device(pvec_vector_t vec, const int* props, int nprops);
 /** The reverse of pvec_host_to_device: the same rows, errors and rules. Local. Since 0.1. */
 PVEC_API pvec_status pvec_device_to_host(pvec_vector_t vec, const int* props, int nprops);
@@ -669,6 +798,65 @@ PVEC_API pvec_status pvec_device_to_host_async(pvec_vector_t vec, const int* pro
 /** Wait until all work pvec ordered on the vector's stream is done. Local.
  *  Errors: INVALID_HANDLE, CUDA. Since 0.1. */
 PVEC_API pvec_status pvec_vector_synchronize(pvec_vector_t vec);
+
+/* ---- Mirror coherence (docs/coherence.md) --------------------------------------------- */
+/* pvec knows which mirror each of its operations wrote, per property and per set of rows (the
+ * local particles' rows and the ghosts' rows): map, ghost_get, ghost_put, sort, remove_marked
+ * and spawn_commit write the mirror they run on; restarts write the host mirror; a transfer
+ * makes its destination equal to its source for the properties it copies; create, append,
+ * resize, reserve, remove and shrink_to_fit act on both alike. Writes by the caller's own code
+ * are invisible to pvec until declared with pvec_vector_mark_modified.
+ *
+ * An operation that reads a property on a mirror that holds older values than the other one
+ * returns PVEC_ERROR_STALE_MIRROR naming the property and the operation that changed the
+ * other side (every rank, for collective calls), and changes nothing; a transfer that would
+ * copy older values over newer ones is refused the same way. With pvec_vector_set_auto_sync
+ * on, pvec copies the newer rows over first instead. Programs that copy what they need before
+ * they read it never see the status. */
+
+/** Row sets of pvec_vector_mark_modified and pvec_vector_sync (or-ed with PVEC_ON_DEVICE);
+ *  neither: both. */
+enum {
+  PVEC_ROWS_LOCAL = 1u << 14, /**< the local particles' rows [0, n_local) */
+  PVEC_ROWS_GHOST = 1u << 15  /**< the ghosts' rows [n_local, n_local + n_ghost) */
+};
+
+/** Bits of pvec_vector_get_mirror_state: set when that mirror holds the newest values of
+ *  that row set (both mirrors of a set when they are equal). */
+enum {
+  PVEC_MIRROR_HOST_LOCAL = 1,
+  PVEC_MIRROR_DEVICE_LOCAL = 2,
+  PVEC_MIRROR_HOST_GHOST = 4,
+  PVEC_MIRROR_DEVICE_GHOST = 8
+};
+
+/** Declare that the caller's code wrote the listed properties (PVEC_POS: positions; NULL:
+ *  every property and the positions) on the device mirror (PVEC_ON_DEVICE) or the host
+ *  mirror, in the row sets of flags (PVEC_ROWS_LOCAL, PVEC_ROWS_GHOST; neither: both): that
+ *  mirror now holds their newest values, and reading the other mirror before a copy is
+ *  refused. Like Kokkos DualView's modify. Writing local positions this way also makes a
+ *  later PVEC_GHOST_SKIP_POSITIONS on the mirror refused (the ghosts' positions would no
+ *  longer match). Local. Invalidates nothing.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (nprops < 0, a repeated index, unknown flag),
+ *  OUT_OF_RANGE. Since 0.1. */
+PVEC_API pvec_status pvec_vector_mark_modified(pvec_vector_t vec, const int* props, int nprops,
+                                               unsigned flags);
+/** Make the listed properties current on the device mirror (PVEC_ON_DEVICE) or the host
+ *  mirror: copy, of the row sets in flags (neither: both), only those that are older there
+ *  than on the other mirror. Nothing is copied when they are current. Like Kokkos DualView's
+ *  sync. Local; blocks until the copies are done. Invalidates nothing.
+ *  Errors: those of pvec_host_to_device. Since 0.1. */
+PVEC_API pvec_status pvec_vector_sync(pvec_vector_t vec, const int* props, int nprops,
+                                      unsigned flags);
+/** Which mirror holds the newest values of property prop (PVEC_POS for the positions):
+ *  *state receives PVEC_MIRROR_* bits. Local.
+ *  Errors: INVALID_HANDLE, INVALID_ARGUMENT (state NULL), OUT_OF_RANGE. Since 0.1. */
+PVEC_API pvec_status pvec_vector_get_mirror_state(pvec_vector_t vec, int prop, unsigned* state);
+/** Automatic synchronisation (on != 0): an operation that would read a property on a mirror
+ *  holding older values first copies the newer rows from the other mirror (a blocking copy)
+ *  instead of returning PVEC_ERROR_STALE_MIRROR. Off by default. Local.
+ *  Errors: INVALID_HANDLE. Since 0.1. */
+PVEC_API pvec_status pvec_vector_set_auto_sync(pvec_vector_t vec, int on);
 
 /* ======================================================================================= */
 /* 7. Distribution over MPI                                                                */
@@ -1266,9 +1454,6 @@ typedef struct pvec_verlet_info {
  *  OUT_OF_MEMORY, CUDA. Since 0.1. */
 PVEC_API pvec_status pvec_verlet_create(pvec_vector_t vec, double cutoff, double skin,
                                         int cells_per_cutoff, unsigned flags, pvec_verlet_t* out);
-
-/** Property argument meaning "none" (pvec_verlet_options: no key order, no pair filter). */
-#define PVEC_NO_PROPERTY (-2)
 
 /** What pvec_verlet_create_with builds. Fill it with PVEC_VERLET_OPTIONS_INIT (or
  *  pvec_verlet_options_init), then set fields; fields are only ever appended.

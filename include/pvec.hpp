@@ -41,6 +41,7 @@
 
 #include <pvec.h>
 
+#include "pvec_spawn.hpp"
 #include "pvec_view.hpp"
 
 #include <cstddef>
@@ -674,6 +675,56 @@ class vector {
   /// Reduces capacity to size() rounded up to 64 (at least 64). May reallocate.
   void shrink_to_fit() { check(pvec_vector_shrink_to_fit(handle_)); }
 
+  // ---- Removal by mark and particles created by kernels (local; docs/population.md) --------
+
+  /// Removes the local particles whose scalar property mark_prop is nonzero, on the host mirror
+  /// (flags PVEC_ON_DEVICE: the device mirror); PVEC_REMOVE_FILL_HOLES fills the holes with the
+  /// last survivors instead of keeping the order. Returns the number removed. Invalidates views.
+  std::int64_t remove_marked(int mark_prop, unsigned flags = 0) {
+    std::int64_t removed = 0;
+    check(pvec_vector_remove_marked(handle_, mark_prop, nullptr, flags, &removed));
+    return removed;
+  }
+  /// As above, the marks an array of size() int32 in the memory of that mirror.
+  std::int64_t remove_marked(const std::int32_t* marks, unsigned flags = 0) {
+    std::int64_t removed = 0;
+    check(pvec_vector_remove_marked(handle_, PVEC_NO_PROPERTY, marks, flags, &removed));
+    return removed;
+  }
+  /// pvec_vector_remove_marked_async: on the device, not waiting; the count goes to
+  /// n_removed_dev (device memory, may be null); the size follows at the next call.
+  void remove_marked_async(int mark_prop, unsigned flags, std::int64_t* n_removed_dev) {
+    check(pvec_vector_remove_marked_async(handle_, mark_prop, nullptr, flags | PVEC_ON_DEVICE,
+                                          n_removed_dev));
+  }
+  /// Opens a spawn of up to max_new particles on the host mirror (PVEC_ON_DEVICE: the device
+  /// mirror); pass the result by value to kernels (pvec::spawn_claim). Take views after it.
+  pvec_spawner spawn_begin(std::int64_t max_new, unsigned flags = 0) {
+    pvec_spawner s = PVEC_SPAWNER_INIT;
+    check(pvec_vector_spawn_begin(handle_, max_new, flags, &s));
+    return s;
+  }
+  /// Closes the spawn; returns the particles added. Throws pvec::error OUT_OF_RANGE (nothing
+  /// added) when the kernels asked for more than was reserved; the message says how many.
+  std::int64_t spawn_commit() {
+    std::int64_t added = 0;
+    check(pvec_vector_spawn_commit(handle_, &added));
+    return added;
+  }
+  /// Closes the spawn without adding anything.
+  void spawn_cancel() { check(pvec_vector_spawn_cancel(handle_)); }
+  /// Numbers the particles 0..N-1 into the int64/uint64 property id_prop (PVEC_IDS_KEEP: keeps
+  /// them) and starts the id counter. Collective.
+  void ids_init(int id_prop, unsigned flags = 0) {
+    check(pvec_vector_ids_init(handle_, id_prop, flags));
+  }
+  /// count new unique ids: {first, stride}; the k-th is first + k * stride.
+  std::pair<std::int64_t, std::int64_t> ids_take(std::int64_t count) {
+    std::pair<std::int64_t, std::int64_t> out{0, 0};
+    check(pvec_vector_ids_take(handle_, count, &out.first, &out.second));
+    return out;
+  }
+
   // ---- Host <-> device transfers (invalidate nothing) ------------------------------------
 
   /// Copies every property and the positions host -> device; blocks until done.
@@ -719,6 +770,30 @@ class vector {
   pvec_stream_t stream() const { return query<pvec_stream_t>(pvec_vector_get_stream); }
   /// Waits until the work pvec ordered on the vector's stream is done.
   void synchronize() { check(pvec_vector_synchronize(handle_)); }
+
+  // ---- Mirror coherence (docs/coherence.md) ----------------------------------------------
+
+  /// Declares that the caller's code wrote the listed properties (empty list: every property
+  /// and the positions) on the host mirror (flags PVEC_ON_DEVICE: the device mirror), in the
+  /// row sets of flags (PVEC_ROWS_LOCAL, PVEC_ROWS_GHOST; neither: both).
+  void mark_modified(std::initializer_list<int> props, unsigned flags = 0) {
+    check(pvec_vector_mark_modified(handle_, props.size() ? props.begin() : nullptr,
+                                    static_cast<int>(props.size()), flags));
+  }
+  /// Copies to the host mirror (PVEC_ON_DEVICE: the device mirror) the row sets of the listed
+  /// properties (empty: all) that are older there.
+  void sync(std::initializer_list<int> props, unsigned flags = 0) {
+    check(pvec_vector_sync(handle_, props.size() ? props.begin() : nullptr,
+                           static_cast<int>(props.size()), flags));
+  }
+  /// PVEC_MIRROR_* bits: which mirror holds the newest values of prop's rows.
+  unsigned mirror_state(int prop) const {
+    unsigned s = 0;
+    check(pvec_vector_get_mirror_state(handle_, prop, &s));
+    return s;
+  }
+  /// Copy older rows before an operation reads them, instead of throwing STALE_MIRROR.
+  void set_auto_sync(bool on) { check(pvec_vector_set_auto_sync(handle_, on ? 1 : 0)); }
 
   // ---- Distribution (collective) ---------------------------------------------------------
 

@@ -12,8 +12,9 @@ import os
 import re
 import sys
 
-LAYERS = ["common", "backend", "runtime", "memory", "primitives", "particles", "decomp", "comm", "reduce", "balance",
-          "exchange", "migrate", "halo", "neighbors", "vector", "io", "capi"]
+LAYERS = ["common", "backend", "runtime", "memory", "primitives", "particles", "coherence", "decomp", "comm",
+          "reduce", "balance", "exchange", "migrate", "population", "halo", "neighbors", "vector", "io",
+          "capi"]
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DOC = os.path.join(ROOT, "docs", "architecture.md")

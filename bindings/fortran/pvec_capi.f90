@@ -14,25 +14,28 @@ module pvec_capi
   private
   public :: PVEC_VERSION_MAJOR, PVEC_VERSION_MINOR, PVEC_VERSION_PATCH, &
       PVEC_BINDING_VERSION_NUMBER, PVEC_OPTION_INFO_SIZE_V1, PVEC_MAX_RANK, PVEC_MAX_NAME, &
-      PVEC_MAX_DIM, PVEC_POS, PVEC_NO_PROPS, PVEC_VECTOR_DESC_SIZE_V1, PVEC_LAYOUT_SIZE_V1, &
-      PVEC_MEMORY_STATS_SIZE_V1, PVEC_OP_STATS_SIZE_V1, PVEC_VTK_RANK_ARRAY, &
-      PVEC_METADATA_MAX_VALUES, PVEC_CELL_LIST_INFO_SIZE_V1, PVEC_VERLET_INFO_SIZE_V1, &
-      PVEC_NO_PROPERTY, PVEC_VERLET_OPTIONS_SIZE_V1, PVEC_NO_WEIGHT, PVEC_SUCCESS, &
-      PVEC_ERROR_INVALID_ARGUMENT, PVEC_ERROR_INVALID_HANDLE, PVEC_ERROR_OUT_OF_RANGE, &
-      PVEC_ERROR_OVERFLOW, PVEC_ERROR_OUT_OF_MEMORY, PVEC_ERROR_NO_DEVICE, PVEC_ERROR_CUDA, &
-      PVEC_ERROR_MPI, PVEC_ERROR_STATE, PVEC_ERROR_PARTICLES_OUTSIDE, PVEC_ERROR_DTYPE_MISMATCH, &
-      PVEC_ERROR_NOT_SUPPORTED, PVEC_ERROR_INTERNAL, PVEC_ERROR_IO, PVEC_OPTION_DEFAULT, &
+      PVEC_MAX_DIM, PVEC_POS, PVEC_NO_PROPS, PVEC_NO_PROPERTY, PVEC_VECTOR_DESC_SIZE_V1, &
+      PVEC_SPAWNER_SIZE_V1, PVEC_LAYOUT_SIZE_V1, PVEC_MEMORY_STATS_SIZE_V1, &
+      PVEC_OP_STATS_SIZE_V1, PVEC_VTK_RANK_ARRAY, PVEC_METADATA_MAX_VALUES, &
+      PVEC_CELL_LIST_INFO_SIZE_V1, PVEC_VERLET_INFO_SIZE_V1, PVEC_VERLET_OPTIONS_SIZE_V1, &
+      PVEC_NO_WEIGHT, PVEC_SUCCESS, PVEC_ERROR_INVALID_ARGUMENT, PVEC_ERROR_INVALID_HANDLE, &
+      PVEC_ERROR_OUT_OF_RANGE, PVEC_ERROR_OVERFLOW, PVEC_ERROR_OUT_OF_MEMORY, &
+      PVEC_ERROR_NO_DEVICE, PVEC_ERROR_CUDA, PVEC_ERROR_MPI, PVEC_ERROR_STATE, &
+      PVEC_ERROR_PARTICLES_OUTSIDE, PVEC_ERROR_DTYPE_MISMATCH, PVEC_ERROR_NOT_SUPPORTED, &
+      PVEC_ERROR_INTERNAL, PVEC_ERROR_IO, PVEC_ERROR_STALE_MIRROR, PVEC_OPTION_DEFAULT, &
       PVEC_OPTION_ENVIRONMENT, PVEC_OPTION_SET, PVEC_FLOAT32, PVEC_FLOAT64, PVEC_INT32, &
       PVEC_INT64, PVEC_UINT32, PVEC_UINT64, PVEC_NON_PERIODIC, PVEC_PERIODIC, PVEC_BACKEND_AUTO, &
       PVEC_BACKEND_HOST, PVEC_BACKEND_CUDA, PVEC_HOST_PINNED, PVEC_HOST_PAGEABLE, &
-      PVEC_PLACE_EVEN, PVEC_PLACE_LOCAL, PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE, &
+      PVEC_PLACE_EVEN, PVEC_PLACE_LOCAL, PVEC_REMOVE_FILL_HOLES, PVEC_IDS_KEEP, PVEC_ROWS_LOCAL, &
+      PVEC_ROWS_GHOST, PVEC_MIRROR_HOST_LOCAL, PVEC_MIRROR_DEVICE_LOCAL, PVEC_MIRROR_HOST_GHOST, &
+      PVEC_MIRROR_DEVICE_GHOST, PVEC_ON_DEVICE, PVEC_MAP_REMOVE_OUTSIDE, &
       PVEC_GHOST_SKIP_POSITIONS, PVEC_GHOST_REUSE_PLAN, PVEC_REDUCE_ADD, PVEC_REDUCE_MIN, &
       PVEC_REDUCE_MAX, PVEC_REDUCE_REPLACE, PVEC_TRANSPORT_NONE, PVEC_TRANSPORT_MPI, &
       PVEC_TRANSPORT_MPI_STAGED, PVEC_TRANSPORT_CUDA_IPC, PVEC_TRANSPORT_SHARED_MEMORY, &
       PVEC_METADATA_NUMBER, PVEC_METADATA_STRING, PVEC_METADATA_ARRAY, PVEC_RESTART_ZERO_MISSING, &
       PVEC_RESTART_SKIP_EXTRA, PVEC_CELLS_GHOSTS, PVEC_SORT_MORTON, PVEC_SORT_BOTH_MIRRORS, &
-      PVEC_VERLET_HALF, PVEC_SORT_HALO_FIRST, pvec_option_info, pvec_vector_desc, pvec_layout, &
-      pvec_memory_stats, pvec_op_stats, pvec_cell_list_info, pvec_verlet_info, &
+      PVEC_VERLET_HALF, PVEC_SORT_HALO_FIRST, pvec_option_info, pvec_vector_desc, pvec_spawner, &
+      pvec_layout, pvec_memory_stats, pvec_op_stats, pvec_cell_list_info, pvec_verlet_info, &
       pvec_verlet_options, c_pvec_version_number, c_pvec_version_string, c_pvec_status_string, &
       c_pvec_last_error, c_pvec_init, c_pvec_finalize, c_pvec_initialized, &
       c_pvec_cuda_device_count, c_pvec_options_get_count, c_pvec_options_get_info, &
@@ -46,11 +49,15 @@ module pvec_capi
       c_pvec_vector_get_prop_count, c_pvec_vector_get_prop_index, c_pvec_vector_get_backend, &
       c_pvec_vector_get_device, c_pvec_vector_get_generation, c_pvec_vector_reserve, &
       c_pvec_vector_resize, c_pvec_vector_append, c_pvec_vector_remove, &
-      c_pvec_vector_shrink_to_fit, c_pvec_vector_get_layout, c_pvec_vector_get_layouts, &
-      c_pvec_host_ptr, c_pvec_device_ptr, c_pvec_vector_retain, c_pvec_retention_release, &
-      c_pvec_vector_set_stream, c_pvec_vector_get_stream, c_pvec_host_to_device, &
-      c_pvec_device_to_host, c_pvec_host_to_device_async, c_pvec_device_to_host_async, &
-      c_pvec_vector_synchronize, c_pvec_vector_get_rank, c_pvec_vector_get_nranks, &
+      c_pvec_vector_shrink_to_fit, c_pvec_vector_remove_marked, &
+      c_pvec_vector_remove_marked_async, c_pvec_vector_spawn_begin, c_pvec_vector_spawn_commit, &
+      c_pvec_vector_spawn_cancel, c_pvec_vector_ids_init, c_pvec_vector_ids_take, &
+      c_pvec_vector_get_layout, c_pvec_vector_get_layouts, c_pvec_host_ptr, c_pvec_device_ptr, &
+      c_pvec_vector_retain, c_pvec_retention_release, c_pvec_vector_set_stream, &
+      c_pvec_vector_get_stream, c_pvec_host_to_device, c_pvec_device_to_host, &
+      c_pvec_host_to_device_async, c_pvec_device_to_host_async, c_pvec_vector_synchronize, &
+      c_pvec_vector_mark_modified, c_pvec_vector_sync, c_pvec_vector_get_mirror_state, &
+      c_pvec_vector_set_auto_sync, c_pvec_vector_get_rank, c_pvec_vector_get_nranks, &
       c_pvec_vector_get_subdomain, c_pvec_vector_get_owner_rank, c_pvec_map, c_pvec_ghost_get, &
       c_pvec_ghost_put, c_pvec_vector_reduce, c_pvec_vector_allreduce, c_pvec_memory_get_stats, &
       c_pvec_vector_get_op_stats, c_pvec_has_hdf5, c_pvec_vtk_write, c_pvec_checkpoint_write, &
@@ -79,8 +86,11 @@ module pvec_capi
   !> The C sentinel for an empty property list (its address value). In Fortran pass a zero-size
   !> array to the wrappers instead.
   integer(c_intptr_t), parameter :: PVEC_NO_PROPS = -1_c_intptr_t
+  integer(c_int), parameter :: PVEC_NO_PROPERTY = -2  !< C: (-2)
   !> C: (offsetof(pvec_vector_desc, comm_f) + sizeof(int64_t)) (LP64)
   integer(c_size_t), parameter :: PVEC_VECTOR_DESC_SIZE_V1 = 136
+  !> C: (sizeof(size_t) + sizeof(void*) + 5 * sizeof(int64_t)) (LP64)
+  integer(c_size_t), parameter :: PVEC_SPAWNER_SIZE_V1 = 56
   !> C: (offsetof(pvec_layout, device_ptr) + sizeof(void*)) (LP64)
   integer(c_size_t), parameter :: PVEC_LAYOUT_SIZE_V1 = 136
   !> C: (offsetof(pvec_memory_stats, device_allocs) + sizeof(int64_t)) (LP64)
@@ -93,7 +103,6 @@ module pvec_capi
   integer(c_size_t), parameter :: PVEC_CELL_LIST_INFO_SIZE_V1 = 176
   !> C: (offsetof(pvec_verlet_info, neighbors) + sizeof(void*)) (LP64)
   integer(c_size_t), parameter :: PVEC_VERLET_INFO_SIZE_V1 = 64
-  integer(c_int), parameter :: PVEC_NO_PROPERTY = -2  !< C: (-2)
   !> C: (offsetof(pvec_verlet_options, skip_prop) + sizeof(int)) (LP64)
   integer(c_size_t), parameter :: PVEC_VERLET_OPTIONS_SIZE_V1 = 40
   integer(c_int), parameter :: PVEC_NO_WEIGHT = -2  !< C: (-2)
@@ -114,6 +123,7 @@ module pvec_capi
   integer(c_int), parameter :: PVEC_ERROR_NOT_SUPPORTED = 12
   integer(c_int), parameter :: PVEC_ERROR_INTERNAL = 13
   integer(c_int), parameter :: PVEC_ERROR_IO = 14
+  integer(c_int), parameter :: PVEC_ERROR_STALE_MIRROR = 15
 
   ! ---- pvec_option_source ------------------------------------------------------------------------
   integer(c_int), parameter :: PVEC_OPTION_DEFAULT = 0
@@ -144,6 +154,20 @@ module pvec_capi
   ! ---- pvec_placement ----------------------------------------------------------------------------
   integer(c_int), parameter :: PVEC_PLACE_EVEN = 0
   integer(c_int), parameter :: PVEC_PLACE_LOCAL = 1
+
+  ! ---- flags (enum PVEC_REMOVE_FILL_HOLES ...): combine with ior ---------------------------------
+  integer(c_int), parameter :: PVEC_REMOVE_FILL_HOLES = 4096  !< C: 1u << 12
+  integer(c_int), parameter :: PVEC_IDS_KEEP = 8192  !< C: 1u << 13
+
+  ! ---- flags (enum PVEC_ROWS_LOCAL ...): combine with ior ----------------------------------------
+  integer(c_int), parameter :: PVEC_ROWS_LOCAL = 16384  !< C: 1u << 14
+  integer(c_int), parameter :: PVEC_ROWS_GHOST = 32768  !< C: 1u << 15
+
+  ! ---- flags (enum PVEC_MIRROR_HOST_LOCAL ...): combine with ior ---------------------------------
+  integer(c_int), parameter :: PVEC_MIRROR_HOST_LOCAL = 1
+  integer(c_int), parameter :: PVEC_MIRROR_DEVICE_LOCAL = 2
+  integer(c_int), parameter :: PVEC_MIRROR_HOST_GHOST = 4
+  integer(c_int), parameter :: PVEC_MIRROR_DEVICE_GHOST = 8
 
   ! ---- flags (enum PVEC_ON_DEVICE ...): combine with ior -----------------------------------------
   integer(c_int), parameter :: PVEC_ON_DEVICE = 1  !< C: 1u << 0
@@ -209,6 +233,18 @@ module pvec_capi
     integer(c_int) :: has_comm = 0
     integer(c_int64_t) :: comm_f = 0
   end type pvec_vector_desc
+
+  !> struct pvec_spawner, field for field. Defaults are those of PVEC_SPAWNER_INIT (struct_size 0:
+  !> the wrappers set it).
+  type, bind(C) :: pvec_spawner
+    integer(c_size_t) :: struct_size = 0
+    type(c_ptr) :: counter = c_null_ptr  !< unsigned long long* in C
+    integer(c_int64_t) :: first = 0
+    integer(c_int64_t) :: limit = 0
+    integer(c_int64_t) :: capacity = 0
+    integer(c_int64_t) :: id_first = -1
+    integer(c_int64_t) :: id_stride = 0
+  end type pvec_spawner
 
   !> struct pvec_layout, field for field. Defaults are those of PVEC_LAYOUT_INIT (struct_size 0: the
   !> wrappers set it).
@@ -631,6 +667,75 @@ module pvec_capi
       type(c_ptr), value :: vec
       integer(c_int) :: r
     end function c_pvec_vector_shrink_to_fit
+    ! pvec_status pvec_vector_remove_marked(pvec_vector_t vec, int mark_prop, const int32_t* marks,
+    ! unsigned flags, int64_t* n_removed);
+    function c_pvec_vector_remove_marked(vec, mark_prop, marks, flags, n_removed) result(r) &
+        bind(C, name='pvec_vector_remove_marked')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), value :: mark_prop
+      type(c_ptr), value :: marks  !< n_local flags in the mirror's memory, or NULL
+      integer(c_int), value :: flags
+      type(c_ptr), value :: n_removed  !< may be NULL
+      integer(c_int) :: r
+    end function c_pvec_vector_remove_marked
+    ! pvec_status pvec_vector_remove_marked_async(pvec_vector_t vec, int mark_prop, const int32_t*
+    ! marks, unsigned flags, int64_t* n_removed_dev);
+    function c_pvec_vector_remove_marked_async(vec, mark_prop, marks, flags, n_removed_dev) result(r) &
+        bind(C, name='pvec_vector_remove_marked_async')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), value :: mark_prop
+      type(c_ptr), value :: marks  !< n_local flags in device memory, or NULL
+      integer(c_int), value :: flags
+      type(c_ptr), value :: n_removed_dev  !< device memory, or NULL
+      integer(c_int) :: r
+    end function c_pvec_vector_remove_marked_async
+    ! pvec_status pvec_vector_spawn_begin(pvec_vector_t vec, int64_t max_new, unsigned flags,
+    ! pvec_spawner* spawner);
+    function c_pvec_vector_spawn_begin(vec, max_new, flags, spawner) result(r) &
+        bind(C, name='pvec_vector_spawn_begin')
+      import :: c_int, c_int64_t, c_ptr, pvec_spawner
+      type(c_ptr), value :: vec
+      integer(c_int64_t), value :: max_new
+      integer(c_int), value :: flags
+      type(pvec_spawner), intent(inout) :: spawner
+      integer(c_int) :: r
+    end function c_pvec_vector_spawn_begin
+    ! pvec_status pvec_vector_spawn_commit(pvec_vector_t vec, int64_t* n_added);
+    function c_pvec_vector_spawn_commit(vec, n_added) result(r) &
+        bind(C, name='pvec_vector_spawn_commit')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      type(c_ptr), value :: n_added  !< may be NULL
+      integer(c_int) :: r
+    end function c_pvec_vector_spawn_commit
+    ! pvec_status pvec_vector_spawn_cancel(pvec_vector_t vec);
+    function c_pvec_vector_spawn_cancel(vec) result(r) bind(C, name='pvec_vector_spawn_cancel')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int) :: r
+    end function c_pvec_vector_spawn_cancel
+    ! pvec_status pvec_vector_ids_init(pvec_vector_t vec, int id_prop, unsigned flags);
+    function c_pvec_vector_ids_init(vec, id_prop, flags) result(r) &
+        bind(C, name='pvec_vector_ids_init')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), value :: id_prop
+      integer(c_int), value :: flags
+      integer(c_int) :: r
+    end function c_pvec_vector_ids_init
+    ! pvec_status pvec_vector_ids_take(pvec_vector_t vec, int64_t count, int64_t* first, int64_t*
+    ! stride);
+    function c_pvec_vector_ids_take(vec, count, first, stride) result(r) &
+        bind(C, name='pvec_vector_ids_take')
+      import :: c_int, c_int64_t, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int64_t), value :: count
+      integer(c_int64_t), intent(out) :: first
+      integer(c_int64_t), intent(out) :: stride
+      integer(c_int) :: r
+    end function c_pvec_vector_ids_take
     ! pvec_status pvec_vector_get_layout(pvec_vector_t vec, int prop, pvec_layout* out);
     function c_pvec_vector_get_layout(vec, prop, out) result(r) &
         bind(C, name='pvec_vector_get_layout')
@@ -741,6 +846,44 @@ module pvec_capi
       type(c_ptr), value :: vec
       integer(c_int) :: r
     end function c_pvec_vector_synchronize
+    ! pvec_status pvec_vector_mark_modified(pvec_vector_t vec, const int* props, int nprops,
+    ! unsigned flags);
+    function c_pvec_vector_mark_modified(vec, props, nprops, flags) result(r) &
+        bind(C, name='pvec_vector_mark_modified')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      type(c_ptr), value :: props
+      integer(c_int), value :: nprops
+      integer(c_int), value :: flags
+      integer(c_int) :: r
+    end function c_pvec_vector_mark_modified
+    ! pvec_status pvec_vector_sync(pvec_vector_t vec, const int* props, int nprops, unsigned flags);
+    function c_pvec_vector_sync(vec, props, nprops, flags) result(r) &
+        bind(C, name='pvec_vector_sync')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      type(c_ptr), value :: props
+      integer(c_int), value :: nprops
+      integer(c_int), value :: flags
+      integer(c_int) :: r
+    end function c_pvec_vector_sync
+    ! pvec_status pvec_vector_get_mirror_state(pvec_vector_t vec, int prop, unsigned* state);
+    function c_pvec_vector_get_mirror_state(vec, prop, state) result(r) &
+        bind(C, name='pvec_vector_get_mirror_state')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), value :: prop
+      integer(c_int), intent(out) :: state
+      integer(c_int) :: r
+    end function c_pvec_vector_get_mirror_state
+    ! pvec_status pvec_vector_set_auto_sync(pvec_vector_t vec, int on);
+    function c_pvec_vector_set_auto_sync(vec, on) result(r) &
+        bind(C, name='pvec_vector_set_auto_sync')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int), value :: on
+      integer(c_int) :: r
+    end function c_pvec_vector_set_auto_sync
     ! pvec_status pvec_vector_get_rank(pvec_vector_t vec, int* rank);
     function c_pvec_vector_get_rank(vec, rank) result(r) bind(C, name='pvec_vector_get_rank')
       import :: c_int, c_ptr

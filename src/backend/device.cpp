@@ -78,6 +78,16 @@ bool device_register_host(void* p, size_t bytes) {
 }
 void device_unregister_host(void* p) noexcept { cudaHostUnregister(p); }
 
+bool device_readable(const void* p) {
+  cudaPointerAttributes a{};
+  if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  return a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged ||
+         (a.type == cudaMemoryTypeHost && a.devicePointer != nullptr);
+}
+
 void copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
              bool on_device, void* stream) {
   if (width == 0 || height == 0) return;
@@ -175,6 +185,7 @@ void* device_alloc_pinned(size_t) { return nullptr; }
 void device_free_pinned(void*) noexcept {}
 bool device_register_host(void*, size_t) { return false; }
 void device_unregister_host(void*) noexcept {}
+bool device_readable(const void*) { return false; }
 
 void copy_2d(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
              bool, void*) {

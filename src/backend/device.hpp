@@ -24,6 +24,9 @@ void device_free_pinned(void* p) noexcept;
 // Page-locks host memory the caller allocated (cudaHostRegister, portable); false on failure
 // (no device, or the driver refused). Undone by device_unregister_host before the free.
 bool device_register_host(void* p, size_t bytes);
+// Whether a kernel of the current device can read address p (device, managed or mapped
+// page-locked memory); false without CUDA.
+bool device_readable(const void* p);
 void device_unregister_host(void* p) noexcept;
 
 // 2D copy of `height` rows of `width` bytes. on_device: through the CUDA runtime

@@ -47,6 +47,8 @@ extern "C" const char* pvec_status_string(pvec_status status) {
       return "internal error";
     case PVEC_ERROR_IO:
       return "file input/output error";
+    case PVEC_ERROR_STALE_MIRROR:
+      return "mirror holds older values than the other";
   }
   return "unknown status";
 }

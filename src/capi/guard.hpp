@@ -81,7 +81,16 @@ T& out_arg(T* p, const char* name) {
 // PVEC_ERROR_STATE unless pvec_init was called (and pvec_finalize not yet).
 void require_init();
 
-inline DistVector& vec_of(pvec_vector_t v) { return vectors().get(v); }
+// The vector of a handle, its size settled first (an asynchronous removal's count taken:
+// DistVector::settle), so that the call sees the particles as they are.
+inline DistVector& vec_of(pvec_vector_t v) {
+  DistVector& d = vectors().get(v);
+  d.settle();
+  return d;
+}
+// The vector without waiting for a pending removal: for the calls that do not depend on the
+// local count (pointers, the stream).
+inline DistVector& vec_unsettled(pvec_vector_t v) { return vectors().get(v); }
 
 // INVALID_ARGUMENT naming the flags outside allowed.
 inline void check_flags(unsigned flags, unsigned allowed) {

@@ -63,6 +63,7 @@ extern "C" pvec_status pvec_vtk_write(pvec_vector_t vec, const char* prefix, int
     if (!std::isfinite(time)) fail(PVEC_ERROR_INVALID_ARGUMENT, "time ", time, " is not finite");
     check_flags(flags, PVEC_ON_DEVICE | PVEC_VTK_RANK_ARRAY);
     std::vector<int> cols = write_columns(v, props, nprops);
+    v.check_current_together((flags & PVEC_ON_DEVICE) != 0, cols, kRowsLocal, "pvec_vtk_write");
     cols.erase(cols.begin());  // the positions are the points
     if (flags & PVEC_VTK_RANK_ARRAY)
       for (int c : cols)
@@ -88,6 +89,8 @@ extern "C" pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path
       fail(PVEC_ERROR_INVALID_ARGUMENT, "keys is NULL with n_attrs ", n_attrs);
     check_flags(flags, PVEC_ON_DEVICE);
     const std::vector<int> cols = write_columns(v, props, nprops);
+    v.check_current_together((flags & PVEC_ON_DEVICE) != 0, cols, kRowsLocal,
+                             "pvec_checkpoint_write");
     std::set<std::string> seen;
 #ifdef PVEC_HAVE_HDF5
     std::vector<io::UserAttr> attrs;

@@ -40,14 +40,14 @@ extern "C" pvec_status pvec_vector_get_layouts(pvec_vector_t vec, const int* pro
 
 extern "C" void* pvec_host_ptr(pvec_vector_t vec, int prop) {
   return pointer_guard("pvec_host_ptr", [&]() -> void* {
-    auto& v = vec_of(vec);
+    auto& v = vec_unsettled(vec);
     return v.particles().column(v.column_of(prop)).host;
   });
 }
 
 extern "C" void* pvec_device_ptr(pvec_vector_t vec, int prop) {
   return pointer_guard("pvec_device_ptr", [&]() -> void* {
-    auto& v = vec_of(vec);
+    auto& v = vec_unsettled(vec);
     int col = v.column_of(prop);
     v.mirrors().flush_device();
     return v.particles().column(col).dev;

@@ -9,11 +9,14 @@ using namespace pvec::impl::capi;
 namespace {
 
 DistVector& vector_of(pvec_vector_t vec, const char* kind) {
+  DistVector* v = nullptr;
   try {
-    return vec_of(vec);
+    v = &vec_unsettled(vec);
   } catch (const Error& e) {
     fail(PVEC_ERROR_INVALID_HANDLE, "the vector of this ", kind, " was destroyed (", e.what(), ")");
   }
+  v->settle();
+  return *v;
 }
 
 void require_fresh(uint64_t built_epoch, bool built, const DistVector& v, const char* kind,
@@ -58,7 +61,19 @@ void require_ghost_values(const DistVector& v, int col, bool device, const char*
        device ? " (with PVEC_ON_DEVICE)" : "");
 }
 
+// What a list reads (the positions and its option properties, local and ghost rows) must be
+// current on its mirror.
+void require_current(DistVector& v, bool device, std::initializer_list<int> cols,
+                     const char* what) {
+  std::vector<int> read;
+  for (const int c : cols)
+    if (c >= 0) read.push_back(c);
+  v.check_current(device, read, kRowsAll, what);
+}
+
 void build_list(VerletObject& o, DistVector& v) {
+  require_current(v, o.params.device, {0, o.params.key_col, o.params.skip_col},
+                  "the Verlet list build");
   if (o.source == nullptr) {
     require_ghost_values(v, o.params.key_col, o.params.device, "key");
     require_ghost_values(v, o.params.skip_col, o.params.device, "pair filter");
@@ -72,6 +87,7 @@ void build_list(VerletObject& o, DistVector& v) {
          "or two decompositions): a list of neighbours in another vector needs the same boxes; "
          "make one follow the other (pvec_vector_follow)");
   require_ghost_values(s, o.params.key_col, o.params.device, "key");
+  require_current(s, o.params.device, {0, o.params.key_col}, "the Verlet list build (source)");
   o.list.build_cross(v.neighbor_input(), s.neighbor_input(), o.params);
 }
 
@@ -98,6 +114,7 @@ extern "C" pvec_status pvec_cell_list_create(pvec_vector_t vec, double cutoff, i
     obj->params.span = cells_per_cutoff;
     obj->params.ghosts = (flags & PVEC_CELLS_GHOSTS) != 0;
     obj->params.device = (flags & PVEC_ON_DEVICE) != 0;
+    require_current(v, obj->params.device, {0}, "pvec_cell_list_create");
     obj->list.build(v.neighbor_input(), obj->params);
     *out = to_handle<pvec_cell_list_t>(cell_lists().insert(std::move(obj)));
   });
@@ -107,6 +124,7 @@ extern "C" pvec_status pvec_cell_list_build(pvec_cell_list_t list) {
   return guard("pvec_cell_list_build", [&] {
     CellListObject& o = cell_lists().get(list);
     DistVector& v = vector_of(o.vec, "cell list");
+    require_current(v, o.params.device, {0}, "pvec_cell_list_build");
     o.list.build(v.neighbor_input(), o.params);
   });
 }

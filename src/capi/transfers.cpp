@@ -16,7 +16,7 @@ extern "C" pvec_status pvec_vector_set_stream(pvec_vector_t vec, pvec_stream_t s
 
 extern "C" pvec_status pvec_vector_get_stream(pvec_vector_t vec, pvec_stream_t* stream) {
   return guard("pvec_vector_get_stream", [&] {
-    auto& v = vec_of(vec);
+    auto& v = vec_unsettled(vec);
     out_arg(stream, "stream") = static_cast<pvec_stream_t>(v.particles().stream());
   });
 }
@@ -49,4 +49,47 @@ extern "C" pvec_status pvec_device_to_host_async(pvec_vector_t vec, const int* p
 
 extern "C" pvec_status pvec_vector_synchronize(pvec_vector_t vec) {
   return guard("pvec_vector_synchronize", [&] { vec_of(vec).particles().sync_stream(); });
+}
+
+/* ---- 6. Mirror coherence ------------------------------------------------------------- */
+
+namespace {
+unsigned row_sets(unsigned flags) {
+  const unsigned rows =
+      (flags & PVEC_ROWS_LOCAL ? kRowsLocal : 0u) | (flags & PVEC_ROWS_GHOST ? kRowsGhost : 0u);
+  return rows == 0 ? kRowsAll : rows;
+}
+}  // namespace
+
+extern "C" pvec_status pvec_vector_mark_modified(pvec_vector_t vec, const int* props, int nprops,
+                                                 unsigned flags) {
+  return guard("pvec_vector_mark_modified", [&] {
+    auto& v = vec_of(vec);
+    check_flags(flags, PVEC_ON_DEVICE | PVEC_ROWS_LOCAL | PVEC_ROWS_GHOST);
+    const std::vector<int> cols = v.columns_of(props, nprops, true);
+    v.mark_written((flags & PVEC_ON_DEVICE) != 0, cols, row_sets(flags),
+                   "the caller (pvec_vector_mark_modified)");
+  });
+}
+
+extern "C" pvec_status pvec_vector_sync(pvec_vector_t vec, const int* props, int nprops,
+                                        unsigned flags) {
+  return guard("pvec_vector_sync", [&] {
+    auto& v = vec_of(vec);
+    check_flags(flags, PVEC_ON_DEVICE | PVEC_ROWS_LOCAL | PVEC_ROWS_GHOST);
+    const std::vector<int> cols = v.columns_of(props, nprops, true);
+    v.sync((flags & PVEC_ON_DEVICE) != 0, cols, row_sets(flags));
+  });
+}
+
+extern "C" pvec_status pvec_vector_get_mirror_state(pvec_vector_t vec, int prop, unsigned* state) {
+  return guard("pvec_vector_get_mirror_state", [&] {
+    auto& v = vec_of(vec);
+    const int col = v.column_of(prop);
+    out_arg(state, "state") = v.currency(col);
+  });
+}
+
+extern "C" pvec_status pvec_vector_set_auto_sync(pvec_vector_t vec, int on) {
+  return guard("pvec_vector_set_auto_sync", [&] { vec_of(vec).set_auto_sync(on != 0); });
 }

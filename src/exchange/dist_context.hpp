@@ -13,6 +13,7 @@
 #include <pvec.h>
 
 #include <cstdint>
+#include <exception>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,17 @@ struct DistContext {
   Transport& transport;
   Workspace& ws;
   OpStats& stats;
+  // Set by the owner when this rank must refuse the call (a mirror older than the other one):
+  // the operation rethrows it inside its first agreement, so that every rank fails together
+  // before anything changes.
+  std::exception_ptr refusal = nullptr;
+  // ghost_get with PVEC_GHOST_SKIP_POSITIONS: the local positions of the mirror changed since
+  // its ghosts last received theirs (the owner's mirror versions tell).
+  bool positions_changed = false;
+
+  void refuse_if_asked() const {
+    if (refusal) std::rethrow_exception(refusal);
+  }
 
   // Runs f, then every rank learns whether any rank failed (Communicator::agree).
   template <class F>

@@ -231,6 +231,7 @@ void build_plan(DistContext& ctx, GhostState& halo, bool device) {
   int64_t total = 0;
   try {
     ctx.agree("pvec_ghost_get: building the plan", [&] {
+      ctx.refuse_if_asked();
       with_pos_type(ctx.pos_dtype, [&](auto t) {
         using T = decltype(t);
         const T* pos = static_cast<const T*>(ps.column(0).mirror(device));
@@ -416,23 +417,31 @@ void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsign
     fail(PVEC_ERROR_INVALID_ARGUMENT,
          "PVEC_GHOST_SKIP_POSITIONS needs PVEC_GHOST_REUSE_PLAN (positions decide the plan)");
   if (reuse) {
-    // Every rank must agree that its plan is still valid, or none replays.
+    // Every rank must agree that its plan is still valid, or none replays: one allreduce of
+    // the worst answer (3: this rank refuses the call, see DistContext::refusal; 2: the
+    // positions were left out but changed; 1: no valid plan).
     const GhostPlan* p = halo.plan.get();
     const bool ok = p && p->valid && p->on_device == device && p->n_local == ps.n_local() &&
                     (!skip_pos || ps.n_ghost() == p->n_recv);
-    if (ctx.comm.any(!ok))
+    const int64_t mine = ctx.refusal ? 3 : !ok ? 1 : skip_pos && ctx.positions_changed ? 2 : 0;
+    const int64_t worst = ctx.comm.allreduce_max(mine);
+    if (worst == 3) {
+      ctx.refuse_if_asked();
+      fail(PVEC_ERROR_MPI,
+           "pvec_ghost_get was refused on another rank (its own status and message are "
+           "there); nothing was changed");
+    }
+    if (worst == 1)
       fail(PVEC_ERROR_INVALID_ARGUMENT,
            "PVEC_GHOST_REUSE_PLAN: no valid plan from a previous ghost_get on this side (the "
            "particles changed, or the previous call ran on the other mirror)");
-    // Positions left out: the ghosts keep theirs, which a transfer may have overwritten.
-    const bool replaced = skip_pos && halo.positions_replaced[device ? 1 : 0];
-    if (ctx.comm.any(replaced))
-      fail(PVEC_ERROR_INVALID_ARGUMENT, "PVEC_GHOST_SKIP_POSITIONS: the positions of the ",
-           device ? "device" : "host", " mirror were replaced by pvec_",
-           device ? "host_to_device" : "device_to_host",
-           " since its ghosts last received theirs (on this or another rank), so the ghosts' "
-           "positions no longer match; send the positions (leave out "
-           "PVEC_GHOST_SKIP_POSITIONS)");
+    if (worst == 2)
+      fail(PVEC_ERROR_INVALID_ARGUMENT, "PVEC_GHOST_SKIP_POSITIONS: the local positions of the ",
+           device ? "device" : "host",
+           " mirror changed since its ghosts last received theirs (a copy of newer positions "
+           "from the other mirror, or a change declared with pvec_vector_mark_modified, on this "
+           "or another rank), so the ghosts' positions no longer match; send the positions "
+           "(leave out PVEC_GHOST_SKIP_POSITIONS)");
   }
   if (!skip_pos && std::find(cols.begin(), cols.end(), 0) == cols.end())
     cols.insert(cols.begin(), 0);  // the positions travel once, listed or not
@@ -441,7 +450,6 @@ void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsign
 
   if (!reuse) build_plan(ctx, halo, device);
   send_ghosts(ctx, *halo.plan, cols, device, t_start);
-  if (!skip_pos) halo.positions_replaced[device ? 1 : 0] = false;
 }
 
 }  // namespace pvec::impl

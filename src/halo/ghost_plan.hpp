@@ -42,10 +42,6 @@ struct GhostPlan {
 struct GhostState {
   std::unique_ptr<GhostPlan> plan;
   int64_t near_hint = -1;
-  // Per mirror (0 host, 1 device): whether its positions were replaced by a transfer since
-  // the ghosts of that mirror last received theirs, so that PVEC_GHOST_SKIP_POSITIONS would
-  // leave the ghosts with positions that no longer match (ghost_get refuses it).
-  bool positions_replaced[2] = {false, false};
   // Any change of the local particles invalidates the plan (its buffers are kept).
   void forget() {
     if (plan) plan->valid = false;

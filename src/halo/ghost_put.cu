@@ -30,7 +30,14 @@ void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int
   const int P = ctx.comm.size(), me = ctx.comm.rank();
   const bool ok = plan_in && plan_in->valid && plan_in->on_device == device &&
                   plan_in->n_local == ps.n_local() && ps.n_ghost() == plan_in->n_recv;
-  if (ctx.comm.any(!ok))
+  const int64_t worst = ctx.comm.allreduce_max(ctx.refusal ? 2 : !ok ? 1 : 0);
+  if (worst == 2) {
+    ctx.refuse_if_asked();
+    fail(PVEC_ERROR_MPI,
+         "pvec_ghost_put was refused on another rank (its own status and message are there); "
+         "nothing was changed");
+  }
+  if (worst == 1)
     fail(PVEC_ERROR_INVALID_ARGUMENT,
          "ghost_put needs the ghosts of a previous ghost_get on the same side (mirror), with "
          "no particle added, removed or mapped since");

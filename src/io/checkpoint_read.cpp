@@ -270,6 +270,7 @@ std::unique_ptr<DistVector> restart(const std::string& path, const pvec_vector_d
   comm.agree("restart: copying to the device mirror", [&] {
     if (!copy.empty()) ps.transfer(true, copy, ps.stream(), true);
   });
+  v->note_copied(true, v->all_columns(), kRowsLocal);  // both mirrors hold the file's values
   return v;
 }
 

@@ -57,6 +57,7 @@ int64_t map(DistContext& ctx, unsigned flags) {
   const int64_t n_words = (n + 31) / 32;
   int64_t outside = 0, m = 0, to_wrap = 0;
   ctx.agree("pvec_map: labelling", [&] {
+    ctx.refuse_if_asked();
     dest = side[U::owner_labels].ensure_as<int32_t>(std::max<int64_t>(n, 1));
     mover_votes = side[U::mover_votes].ensure_as<uint32_t>(std::max<int64_t>(n_words, 1));
     // Padded for WrapPositions' 16-byte loads (the pad bytes are never acted on).

@@ -100,6 +100,7 @@ DistVector::DistVector(const pvec_vector_desc& d, const Schema& schema) : schema
     if (local_status != PVEC_SUCCESS) throw Error(local_status, local_error);
     fail(PVEC_ERROR_MPI, "vector creation failed on another rank");
   }
+  mirror_state_.resize(ps_->column_count());
   // Device messages through CUDA IPC where every rank can take part (decided together).
   transport_ = std::make_unique<Transport>(*comm_, cuda);
 }
@@ -117,6 +118,7 @@ DistVector::~DistVector() {
 std::vector<DistVector*> DistVector::followers_with_this() {
   std::vector<DistVector*> all{this};
   all.insert(all.end(), followers_.begin(), followers_.end());
+  for (DistVector* v : all) v->settle();
   return all;
 }
 
@@ -244,6 +246,11 @@ int DistVector::owner_rank(const double* x) const {
   return grid_.owner(x);
 }
 
+void DistVector::dropped_ghosts() {
+  forget_ghost_plan();
+  mirror_state_.forget(kRowsGhost);
+}
+
 void DistVector::forget_ghost_plan() {
   halo_.forget();
   ++rows_epoch_;
@@ -255,13 +262,26 @@ NeighborInput DistVector::neighbor_input() {
 }
 
 bool DistVector::sort(const SortParams& p) {
+  require_no_spawn("pvec_vector_sort");
+  check_current(p.device, all_columns(), kRowsLocal, "pvec_vector_sort");
+  // With both mirrors, the other one takes the same permutation: the columns it held as new
+  // as this one stay equal; older ones stay older.
+  std::vector<int> equal;
+  if (p.both_mirrors)
+    for (const int c : all_columns())
+      if (mirror_state_.current(c, !p.device, kRowsLocal)) equal.push_back(c);
   const bool moved = locality_sort(neighbor_input(), p, sort_);
-  if (moved) forget_ghost_plan();
+  if (moved) {
+    forget_ghost_plan();
+    mark_written(p.device, all_columns(), kRowsLocal, "pvec_vector_sort");
+    mirror_state_.copied(!p.device, equal, kRowsLocal);
+  }
   return moved;
 }
 
 void DistVector::reduce(int prop, AllreduceOp op, bool device, void* result) {
   const int col = column_of(prop);
+  check_current_together(device, {col}, kRowsLocal, "pvec_vector_reduce");
   reduce_column(*ps_, col, device, op, *comm_, reduce_scratch(), result);
 }
 
@@ -289,6 +309,7 @@ Imbalance DistVector::imbalance(int weight_prop, bool device) {
   const int col = weight_prop == PVEC_NO_WEIGHT ? -1 : column_of(weight_prop);
   if (col == 0)
     fail(PVEC_ERROR_INVALID_ARGUMENT, "the positions cannot be a weight (PVEC_POS given)");
+  if (col > 0) check_current_together(device, {col}, kRowsLocal, "pvec_vector_get_imbalance");
   return measure_imbalance(*ps_, *comm_, col, device, reduce_scratch());
 }
 
@@ -301,6 +322,8 @@ bool DistVector::rebalance(int weight_prop, double threshold, bool device, doubl
     fail(PVEC_ERROR_STATE,
          "this vector follows another's decomposition (pvec_vector_follow): rebalance the "
          "leader, which maps its followers too");
+  require_no_spawn("pvec_vector_rebalance");
+  check_current_together(device, {0}, kRowsLocal, "pvec_vector_rebalance");
   const bool weighted = weight_prop != PVEC_NO_WEIGHT;
   const Imbalance now = imbalance(weight_prop, device);  // checks the weights
   const double measure = weighted ? now.weight : now.count;
@@ -341,15 +364,6 @@ bool DistVector::rebalance(int weight_prop, double threshold, bool device, doubl
   return true;
 }
 
-void DistVector::transfer(bool to_device, const std::vector<int>& columns, void* stream,
-                          bool wait) {
-  ps_->transfer(to_device, columns, stream, wait);
-  if (std::find(columns.begin(), columns.end(), 0) != columns.end())
-    halo_.positions_replaced[to_device ? 1 : 0] = true;
-  // The copy carries the ghost rows too: they are as current as they were on the source.
-  for (const int c : columns) note_ghost_rows(c, to_device, ghost_rows_current(c, !to_device));
-}
-
 bool DistVector::ghost_rows_current(int column, bool device) const {
   const std::vector<char>& v = ghost_current_[device ? 1 : 0];
   return column >= 0 && static_cast<size_t>(column) < v.size() && v[column] != 0;
@@ -362,29 +376,34 @@ void DistVector::note_ghost_rows(int column, bool device, bool current) {
 }
 
 void DistVector::reserve(int64_t n) {
+  require_no_spawn("pvec_vector_reserve");
   ps_->reserve(n);
-  forget_ghost_plan();
+  dropped_ghosts();
 }
 
 void DistVector::resize(int64_t n) {
+  require_no_spawn("pvec_vector_resize");
   ps_->resize(n);
-  forget_ghost_plan();
+  dropped_ghosts();
 }
 
 int64_t DistVector::append(int64_t k) {
+  require_no_spawn("pvec_vector_append");
   const int64_t first = ps_->append(k);
-  forget_ghost_plan();
+  dropped_ghosts();
   return first;
 }
 
 void DistVector::remove(const int64_t* indices, int64_t count) {
+  require_no_spawn("pvec_vector_remove");
   ps_->remove(indices, count);
-  forget_ghost_plan();
+  dropped_ghosts();
 }
 
 void DistVector::shrink_to_fit() {
+  require_no_spawn("pvec_vector_shrink_to_fit");
   ps_->shrink_to_fit();
-  forget_ghost_plan();
+  dropped_ghosts();
 }
 
 DistContext DistVector::context() {
@@ -392,34 +411,51 @@ DistContext DistVector::context() {
 }
 
 int64_t DistVector::map(unsigned flags) {
+  require_no_spawn("pvec_map");
+  const bool device = (flags & PVEC_ON_DEVICE) != 0;
   DistContext ctx = context();
+  ctx.refusal = refusal(device, all_columns(), kRowsLocal, "pvec_map");
   const int64_t removed = impl::map(ctx, flags);
-  forget_ghost_plan();
+  dropped_ghosts();
+  mark_written(device, all_columns(), kRowsLocal, "pvec_map");
   return removed;
 }
 
 void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
+  require_no_spawn("pvec_ghost_get");
   std::vector<int> cols = columns_of(props, nprops, false);
   const std::vector<int> carried = cols;
   const bool device = (flags & PVEC_ON_DEVICE) != 0;
+  const bool skip_pos = (flags & PVEC_GHOST_SKIP_POSITIONS) != 0;
+  std::vector<int> sent = carried;  // what travels: the positions too unless left out
+  if (!skip_pos && std::find(sent.begin(), sent.end(), 0) == sent.end())
+    sent.insert(sent.begin(), 0);
   DistContext ctx = context();
+  ctx.refusal = refusal(device, sent, kRowsLocal, "pvec_ghost_get");
+  ctx.positions_changed = mirror_state_.version(0, device, kRowsLocal) != pos_sent_version_[device];
   // A new plan may put other particles in the ghost rows (even when it fails half way): no
   // column's ghost rows are current on either mirror until this one brings them.
   if ((flags & PVEC_GHOST_REUSE_PLAN) == 0) {
     ++rows_epoch_;
     ghost_current_[0].clear();
     ghost_current_[1].clear();
+    mirror_state_.forget(kRowsGhost);
   }
   impl::ghost_get(ctx, halo_, std::move(cols), flags);
   for (const int c : carried) note_ghost_rows(c, device, true);
+  mark_written(device, sent, kRowsGhost, "pvec_ghost_get");
+  if (!skip_pos) pos_sent_version_[device] = mirror_state_.version(0, device, kRowsLocal);
 }
 
 void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags) {
   const std::vector<int> cols = columns_of(props, nprops, false);
+  const bool device = (flags & PVEC_ON_DEVICE) != 0;
   DistContext ctx = context();
+  ctx.refusal = refusal(device, cols, kRowsAll, "pvec_ghost_put");
   // The owners' rows change, so the ghost copies on this mirror no longer match them.
-  for (const int c : cols) note_ghost_rows(c, (flags & PVEC_ON_DEVICE) != 0, false);
+  for (const int c : cols) note_ghost_rows(c, device, false);
   impl::ghost_put(ctx, halo_.plan.get(), cols, op, flags);
+  mark_written(device, cols, kRowsLocal, "pvec_ghost_put");
 }
 
 }  // namespace pvec::impl

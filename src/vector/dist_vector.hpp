@@ -4,6 +4,7 @@
 
 #include "balance/balanced_grid.hpp"
 #include "balance/imbalance.hpp"
+#include "coherence/mirror_state.hpp"
 #include "comm/communicator.hpp"
 #include "comm/op_stats.hpp"
 #include "comm/transport.hpp"
@@ -15,6 +16,9 @@
 #include "neighbors/neighbor_input.hpp"
 #include "particles/particle_set.hpp"
 #include "particles/schema.hpp"
+#include "population/particle_ids.hpp"
+#include "population/remove_marked.hpp"
+#include "population/spawn.hpp"
 #include "reduce/reduction.hpp"
 
 #include <pvec.h>
@@ -48,9 +52,54 @@ class DistVector {
   // particle and so no plan.
   ParticleSet& mirrors() { return *ps_; }
   // Copies the columns between the mirrors (pvec_host_to_device, pvec_device_to_host and their
-  // _async forms). Replacing a mirror's positions is noted, so that a later
-  // PVEC_GHOST_SKIP_POSITIONS on that mirror is refused instead of leaving stale ghosts.
+  // _async forms), all rows [0, n_local + n_ghost). Refuses (STALE_MIRROR) to copy rows that
+  // are older on the source than on the destination, unless they were declared written there.
   void transfer(bool to_device, const std::vector<int>& columns, void* stream, bool wait);
+
+  // Mirror coherence (coherence/mirror_state.hpp, docs/coherence.md). pvec notes which mirror
+  // each of its operations wrote; an operation that reads a column on a mirror holding older
+  // values than the other throws PVEC_ERROR_STALE_MIRROR naming the column and what changed
+  // the other mirror, or first copies the newer rows with automatic synchronisation on.
+  //   mark_written: the caller wrote `rows` of the columns on one mirror
+  //   (pvec_vector_mark_modified). sync: copy to one mirror the rows of the columns that are older
+  //   there (pvec_vector_sync). currency: the PVEC_MIRROR_* bits of what is current where
+  //   (pvec_vector_get_mirror_state).
+  void mark_written(bool device, const std::vector<int>& columns, unsigned rows, const char* by);
+  void sync(bool to_device, const std::vector<int>& columns, unsigned rows);
+  unsigned currency(int column) const;
+  // Rows of the columns were copied to one mirror from the other outside transfer() (a
+  // restart's own copies): both now hold the same values.
+  void note_copied(bool to_device, const std::vector<int>& columns, unsigned rows) {
+    mirror_state_.copied(to_device, columns, rows);
+  }
+  void set_auto_sync(bool on) { auto_sync_ = on; }
+  bool auto_sync() const { return auto_sync_; }
+  // Every column (the positions first).
+  std::vector<int> all_columns() const;
+  // Checks (or, with automatic synchronisation, brings up to date) `rows` of the columns
+  // on one mirror before `what` reads them; throws STALE_MIRROR.
+  // Local: a collective caller agrees on the outcome (check_current_together).
+  void check_current(bool device, const std::vector<int>& columns, unsigned rows, const char* what);
+  // check_current, then every rank learns whether one refused (one allreduce).
+  void check_current_together(bool device, const std::vector<int>& columns, unsigned rows,
+                              const char* what);
+
+  // Population (population/, docs/population.md): pvec_vector_remove_marked and its _async
+  // form, pvec_vector_spawn_begin / _commit / _cancel, pvec_vector_ids_init / _take.
+  int64_t remove_marked(const MarkSource& mark, unsigned flags);
+  void remove_marked_async(const MarkSource& mark, unsigned flags, int64_t* n_removed_dev);
+  // An asynchronous removal leaves the local count on the device until the host needs it:
+  // waits for it and sets the sizes. Every entry point of the C interface calls it first.
+  void settle();
+  bool removal_pending() const { return pending_.active; }
+  pvec_spawner spawn_begin(int64_t max_new, unsigned flags);
+  // Returns the slots claimed (also written to *n_added, may be null, before an overflow
+  // throws OUT_OF_RANGE).
+  int64_t spawn_commit(int64_t* n_added);
+  void spawn_cancel();
+  bool spawning() const { return spawn_.open; }
+  void ids_init(int prop, unsigned flags);
+  void ids_take(int64_t count, int64_t* first, int64_t* stride);
 
   // Growth and removal (pvec_vector_reserve, pvec_vector_resize, pvec_vector_append,
   // pvec_vector_remove, pvec_vector_shrink_to_fit): drop the ghosts and the ghost plan.
@@ -86,6 +135,8 @@ class DistVector {
   void ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags);
   // Any change of local particles invalidates the ghost plan.
   void forget_ghost_plan();
+  // The ghosts are gone: forget_ghost_plan, and their rows hold nothing on either mirror.
+  void dropped_ghosts();
   // Whether the ghost rows of a column on one mirror (device: the second mirror) hold what its
   // owners hold: brought by a ghost_get on that mirror since the one that built the ghost
   // plan, or copied there by a transfer from a mirror where they were, and no ghost_put of
@@ -160,7 +211,20 @@ class DistVector {
   std::unique_ptr<Transport> transport_;
   GhostState halo_;
   uint64_t rows_epoch_ = 0;
-  std::vector<char> ghost_current_[2];             // per mirror, per column (ghost_rows_current)
+  std::vector<char> ghost_current_[2];     // per mirror, per column (ghost_rows_current)
+  MirrorState mirror_state_;               // which mirror is newer, per column
+  bool auto_sync_ = false;                 // copy older rows instead of refusing
+  uint64_t pos_sent_version_[2] = {0, 0};  // local positions' version at the last send
+  // The columns read by an operation, as a refusal for DistContext (null when current).
+  std::exception_ptr refusal(bool device, const std::vector<int>& columns, unsigned rows,
+                             const char* what);
+  void throw_stale(bool device, const MirrorState::Stale& st, const char* what) const;
+  // Throws STATE while a spawn is open (what: the operation refused).
+  void require_no_spawn(const char* what) const;
+  PendingRemoval pending_;
+  RemovalScratch removal_;
+  SpawnState spawn_;
+  IdCounter ids_;
   DistVector* leader_ = nullptr;                   // the vector whose boxes this one follows
   std::vector<DistVector*> followers_;             // the vectors that follow this one
   std::vector<DistVector*> followers_with_this();  // this vector first, then its followers

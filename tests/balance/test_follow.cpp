@@ -75,6 +75,7 @@ pvec_vector_t make(bool walls) {
 
 // Moves every local particle to where step `step` puts it (by id), on both mirrors.
 void move_to(pvec_vector_t v, bool walls, int step) {
+  DIST_OK(pvec_vector_sync(v, nullptr, 0, 0));  // after a device map the host rows are older
   const std::vector<P> all = particles(walls, step);
   const Column pos = column(v, PVEC_POS), id = column(v, kId);
   for (int64_t i = 0; i < n_local(v); ++i) {

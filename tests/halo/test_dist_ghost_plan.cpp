@@ -115,11 +115,14 @@ void run(const Setup& s, Path path) {
   check_values(v, p, n, n + g, s.seed + 1, f, &some);
   f.require("REUSE_PLAN");
 
-  // A transfer that replaced the positions of the plan's mirror since its ghosts last got
-  // theirs (run_on copies both ways around every call) makes SKIP_POSITIONS a misuse: the
-  // ghosts' positions would no longer match their sources. Refused on every rank.
+  // Local positions changed since the ghosts last got theirs (declared on the host; on the
+  // device path run_on's copy brings them to the device) make SKIP_POSITIONS a misuse: the
+  // ghosts' positions would no longer match their sources. Refused on every rank. (A copy of
+  // unchanged positions is no reason: run_on copies both ways around every call.)
+  const int pos_prop = PVEC_POS;
+  DIST_OK(pvec_vector_mark_modified(v, &pos_prop, 1, PVEC_ROWS_LOCAL));
   expect_rejected(v, path, get(some, reuse | skip),
-                  "SKIP_POSITIONS after a transfer replaced the positions");
+                  "SKIP_POSITIONS after the local positions changed");
 
   // Skip positions, with no transfer in between (direct calls, not run_on): poisoned ghost
   // positions stay poisoned (they were not resent) on the host path; on the device path the

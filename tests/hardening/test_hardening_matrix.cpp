@@ -144,6 +144,9 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
   static const int props[1] = {0};
   static const int64_t idx[1] = {0};
   static const double x[PVEC_MAX_DIM] = {0.5, 0.5, 0.5, 0.5};
+  static int32_t marks_one = 1;
+  static int64_t i64b;
+  static unsigned state;
   lay = PVEC_LAYOUT_INIT;
   ops.struct_size = sizeof ops;
   return {
@@ -214,6 +217,34 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
          return pvec_vector_get_imbalance(v, PVEC_NO_WEIGHT, 0, nullptr, nullptr);
        }},
       {"pvec_vector_follow", [](pvec_vector_t v) { return pvec_vector_follow(v, nullptr, 0); }},
+      // 4. Removal by mark, spawns, ids; 6. mirror coherence.
+      {"pvec_vector_remove_marked",
+       [](pvec_vector_t v) {
+         return pvec_vector_remove_marked(v, PVEC_NO_PROPERTY, &marks_one, 0, &i64);
+       }},
+      {"pvec_vector_remove_marked_async",
+       [](pvec_vector_t v) {
+         return pvec_vector_remove_marked_async(v, PVEC_NO_PROPERTY, &marks_one, PVEC_ON_DEVICE,
+                                                nullptr);
+       }},
+      {"pvec_vector_spawn_begin",
+       [](pvec_vector_t v) {
+         static pvec_spawner sp = PVEC_SPAWNER_INIT;
+         return pvec_vector_spawn_begin(v, 1, 0, &sp);
+       }},
+      {"pvec_vector_spawn_commit",
+       [](pvec_vector_t v) { return pvec_vector_spawn_commit(v, &i64); }},
+      {"pvec_vector_spawn_cancel", [](pvec_vector_t v) { return pvec_vector_spawn_cancel(v); }},
+      {"pvec_vector_ids_init", [](pvec_vector_t v) { return pvec_vector_ids_init(v, 0, 0); }},
+      {"pvec_vector_ids_take",
+       [](pvec_vector_t v) { return pvec_vector_ids_take(v, 1, &i64, &i64b); }},
+      {"pvec_vector_mark_modified",
+       [](pvec_vector_t v) { return pvec_vector_mark_modified(v, props, 1, 0); }},
+      {"pvec_vector_sync", [](pvec_vector_t v) { return pvec_vector_sync(v, props, 1, 0); }},
+      {"pvec_vector_get_mirror_state",
+       [](pvec_vector_t v) { return pvec_vector_get_mirror_state(v, 0, &state); }},
+      {"pvec_vector_set_auto_sync",
+       [](pvec_vector_t v) { return pvec_vector_set_auto_sync(v, 1); }},
       // 9. Output and restart: the handle is checked before any file is touched.
       {"pvec_vtk_write",
        [](pvec_vector_t v) { return pvec_vtk_write(v, "hardening_vtk", 0, 0.0, nullptr, 0, 0); }},
@@ -934,6 +965,98 @@ std::vector<Row> build_rows(Ctx& c) {
       return pvec_vector_rebalance(x.witness.get(), std::get<1>(b), std::get<2>(b), std::get<3>(b),
                                    &before, &after);
     });
+
+  // ---- Section 4: removal by mark, spawns, ids (nothing removed or added by these rows). ----
+  static const int32_t one_mark[1] = {1};
+  for (const auto& b :
+       std::vector<std::tuple<const char*, int, const int32_t*, unsigned, pvec_status>>{
+           {"mark property and marks array", 0, one_mark, 0u, IA},
+           {"neither mark property nor marks", PVEC_NO_PROPERTY, nullptr, 0u, IA},
+           {"mark PVEC_POS", PVEC_POS, nullptr, 0u, IA},
+           {"mark index 2^20", 1 << 20, nullptr, 0u, PVEC_ERROR_OUT_OF_RANGE},
+           {"mark index INT_MIN", std::numeric_limits<int>::min(), nullptr, 0u,
+            PVEC_ERROR_OUT_OF_RANGE},
+           {"flags 1<<20", 0, nullptr, 1u << 20, IA},
+           {"flags MAP_REMOVE_OUTSIDE", 0, nullptr, PVEC_MAP_REMOVE_OUTSIDE, IA}})
+    add("pvec_vector_remove_marked", std::get<0>(b), std::get<4>(b), [b](Ctx& x) {
+      int64_t n = -7;
+      return pvec_vector_remove_marked(x.witness.get(), std::get<1>(b), std::get<2>(b),
+                                       std::get<3>(b), &n);
+    });
+  add("pvec_vector_remove_marked_async", "without PVEC_ON_DEVICE", IA, [](Ctx& x) {
+    return pvec_vector_remove_marked_async(x.witness.get(), 0, nullptr, 0, nullptr);
+  });
+  add("pvec_vector_remove_marked_async", "mark PVEC_POS", IA, [](Ctx& x) {
+    return pvec_vector_remove_marked_async(x.witness.get(), PVEC_POS, nullptr, PVEC_ON_DEVICE,
+                                           nullptr);
+  });
+  add("pvec_vector_spawn_begin", "spawner NULL", IA,
+      [](Ctx& x) { return pvec_vector_spawn_begin(x.witness.get(), 1, 0, nullptr); });
+  for (size_t sz : {size_t{0}, size_t{PVEC_SPAWNER_SIZE_V1} - 1})
+    add("pvec_vector_spawn_begin", "struct_size " + std::to_string(sz), IA, [sz](Ctx& x) {
+      pvec_spawner sp = PVEC_SPAWNER_INIT;
+      sp.struct_size = sz;
+      return pvec_vector_spawn_begin(x.witness.get(), 1, 0, &sp);
+    });
+  add("pvec_vector_spawn_begin", "max_new -1", IA, [](Ctx& x) {
+    pvec_spawner sp = PVEC_SPAWNER_INIT;
+    return pvec_vector_spawn_begin(x.witness.get(), -1, 0, &sp);
+  });
+  add("pvec_vector_spawn_begin", "max_new INT64_MAX", PVEC_ERROR_OVERFLOW, [](Ctx& x) {
+    pvec_spawner sp = PVEC_SPAWNER_INIT;
+    return pvec_vector_spawn_begin(x.witness.get(), std::numeric_limits<int64_t>::max(), 0, &sp);
+  });
+  add("pvec_vector_spawn_begin", "flags 1<<20", IA, [](Ctx& x) {
+    pvec_spawner sp = PVEC_SPAWNER_INIT;
+    return pvec_vector_spawn_begin(x.witness.get(), 1, 1u << 20, &sp);
+  });
+  add("pvec_vector_spawn_commit", "no spawn open", PVEC_ERROR_STATE,
+      [](Ctx& x) { return pvec_vector_spawn_commit(x.witness.get(), nullptr); });
+  add("pvec_vector_spawn_cancel", "no spawn open", PVEC_ERROR_STATE,
+      [](Ctx& x) { return pvec_vector_spawn_cancel(x.witness.get()); });
+  add("pvec_vector_ids_init", "id PVEC_POS", IA,
+      [](Ctx& x) { return pvec_vector_ids_init(x.witness.get(), PVEC_POS, 0); });
+  add("pvec_vector_ids_init", "id index 2^20", PVEC_ERROR_OUT_OF_RANGE,
+      [](Ctx& x) { return pvec_vector_ids_init(x.witness.get(), 1 << 20, 0); });
+  add("pvec_vector_ids_init", "flags 1<<20", IA,
+      [](Ctx& x) { return pvec_vector_ids_init(x.witness.get(), 0, 1u << 20); });
+  add("pvec_vector_ids_take", "count -1", IA, [](Ctx& x) {
+    int64_t f = 0, st = 0;
+    return pvec_vector_ids_take(x.witness.get(), -1, &f, &st);
+  });
+  add("pvec_vector_ids_take", "first NULL", IA, [](Ctx& x) {
+    int64_t st = 0;
+    return pvec_vector_ids_take(x.witness.get(), 1, nullptr, &st);
+  });
+  add("pvec_vector_ids_take", "no ids (ids_init not called)", PVEC_ERROR_STATE, [](Ctx& x) {
+    int64_t f = 0, st = 0;
+    return pvec_vector_ids_take(x.witness.get(), 1, &f, &st);
+  });
+
+  // ---- Section 6: mirror coherence. ----
+  static const int bad_prop[1] = {1 << 20};
+  static const int prop_twice[2] = {0, 0};
+  for (const char* fn : {"pvec_vector_mark_modified", "pvec_vector_sync"}) {
+    const bool mark = std::string(fn) == "pvec_vector_mark_modified";
+    auto call = [mark](pvec_vector_t v, const int* p, int n, unsigned f) {
+      return mark ? pvec_vector_mark_modified(v, p, n, f) : pvec_vector_sync(v, p, n, f);
+    };
+    add(fn, "nprops -1", IA, [call](Ctx& x) { return call(x.witness.get(), prop_twice, -1, 0); });
+    add(fn, "a property twice", IA,
+        [call](Ctx& x) { return call(x.witness.get(), prop_twice, 2, 0); });
+    add(fn, "property 2^20", PVEC_ERROR_OUT_OF_RANGE,
+        [call](Ctx& x) { return call(x.witness.get(), bad_prop, 1, 0); });
+    add(fn, "flags 1<<20", IA,
+        [call](Ctx& x) { return call(x.witness.get(), nullptr, 0, 1u << 20); });
+    add(fn, "flags PVEC_MAP_REMOVE_OUTSIDE", IA,
+        [call](Ctx& x) { return call(x.witness.get(), nullptr, 0, PVEC_MAP_REMOVE_OUTSIDE); });
+  }
+  add("pvec_vector_get_mirror_state", "state NULL", IA,
+      [](Ctx& x) { return pvec_vector_get_mirror_state(x.witness.get(), 0, nullptr); });
+  add("pvec_vector_get_mirror_state", "property 2^20", PVEC_ERROR_OUT_OF_RANGE, [](Ctx& x) {
+    unsigned st = 0;
+    return pvec_vector_get_mirror_state(x.witness.get(), 1 << 20, &st);
+  });
 
   add("pvec_vector_follow", "leader is the vector itself", IA,
       [](Ctx& x) { return pvec_vector_follow(x.witness.get(), x.witness.get(), 0); });

@@ -38,6 +38,7 @@ struct Particles {
   explicit Particles(int64_t n) {
     v = make_vector(d, n, n * rank(), &p);
     DIST_OK(pvec_map(v, 0, nullptr));
+    DIST_OK(pvec_host_to_device(v, nullptr, 0));  // writes read either mirror
   }
   ~Particles() { pvec_vector_destroy(v); }
 };

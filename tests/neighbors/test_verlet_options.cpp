@@ -278,7 +278,9 @@ TEST_CASE("Verlet options refuse bad properties and keys whose ghosts are not cu
     DIST_OK(pvec_ghost_get(v, kGhostProps, 3, on | PVEC_GHOST_REUSE_PLAN));
     if (p == Path::host) {
       pvec_verlet_options od = options(Path::device);
-      refused(od, PVEC_ERROR_STATE);  // the device mirror's ghosts came from an older plan
+      // The device mirror's ghost rows are older than the host's (pvec knows: its host ghost_get
+      // wrote them): refused as a stale mirror.
+      refused(od, PVEC_ERROR_STALE_MIRROR);
       DIST_OK(pvec_host_to_device(v, nullptr, 0));
       pvec_verlet_t ld = nullptr;
       DIST_OK(pvec_verlet_create_with(v, &od, &ld));

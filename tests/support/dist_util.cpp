@@ -382,11 +382,15 @@ pvec_status run_on(pvec_vector_t v, Path p, const std::function<pvec_status(unsi
   const Snapshot after = snapshot(v);
   const int64_t common = std::min(before.rows(), after.rows());
   if (p == Path::host) {
-    // The device mirror must still hold what the host held before.
+    // The device mirror must still hold what the host held before. pvec knows the host is
+    // newer and refuses to copy the device over it: the check declares that it wants the
+    // device's values (as a program that wrote them would), then puts the host's back.
+    REQUIRE(pvec_vector_mark_modified(v, nullptr, 0, PVEC_ON_DEVICE) == PVEC_SUCCESS);
     REQUIRE(pvec_device_to_host(v, nullptr, 0) == PVEC_SUCCESS);
     const std::string diff = compare_rows(before, snapshot(v), common);
     if (!diff.empty()) f.add("host-path operation changed the device mirror: " + diff);
     restore_host(v, after);
+    REQUIRE(pvec_vector_mark_modified(v, nullptr, 0, 0) == PVEC_SUCCESS);
   } else {
     const std::string diff = compare_rows(before, after, common);
     if (!diff.empty()) f.add("device-path operation changed the host mirror: " + diff);

@@ -1,0 +1,32 @@
+// Spawns: room after the local particles of one mirror where kernels create particles,
+// claiming slots with an atomic counter (pvec_vector_spawn_begin / _commit / _cancel).
+#pragma once
+
+#include "memory/scratch_buffer.hpp"
+#include "particles/particle_set.hpp"
+
+#include <pvec.h>
+
+#include <cstdint>
+
+namespace pvec::impl {
+
+struct SpawnState {
+  bool open = false;
+  bool device = false;    // the mirror the spawn writes
+  int64_t first = 0;      // the row of slot 0
+  int64_t limit = 0;      // the slots reserved
+  ScratchBuffer counter;  // one unsigned long long in the spawn mirror's memory
+  bool kind_set = false;
+};
+
+// Grows the capacity to hold max_new more local particles (dropping the ghosts), zeroes rows
+// [n_local, n_local + max_new) of the mirror and its claim counter, and opens the spawn.
+// id_first / id_stride go into the spawner as they are. Throws on failure with nothing
+// changed but the capacity.
+pvec_spawner open_spawn(ParticleSet& ps, bool device, int64_t max_new, SpawnState& st,
+                        int64_t id_first, int64_t id_stride);
+// The slots claimed so far (waits for the vector's stream).
+int64_t claimed_slots(ParticleSet& ps, SpawnState& st);
+
+}  // namespace pvec::impl
