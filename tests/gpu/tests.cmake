@@ -5,5 +5,6 @@ if(PVEC_HAVE_CUDA)
   # CMake links the CUDA runtime into targets with .cu sources (CMAKE_CUDA_RUNTIME_LIBRARY).
   pvec_add_test(gpu_kernels SOURCES ${_gpu}/test_gpu_kernels.cu RANKS 1 LABELS gpu)
   pvec_add_test(gpu_memory SOURCES ${_gpu}/test_gpu_memory.cu RANKS 1 LABELS gpu)
+  pvec_add_test(gpu_population SOURCES ${_gpu}/test_gpu_population.cu RANKS 1 LABELS gpu)
   unset(_gpu)
 endif()
