@@ -8,7 +8,8 @@
 !>                      statuses as integer(c_int), NUL-terminated strings): exactly C.
 !>   pvec_views         generated too: pvec_host_view, one specific per kind and rank.
 !>   pvec_base, pvec_library, pvec_options, pvec_schemas, pvec_vectors, pvec_mirrors,
-!>   pvec_transfers, pvec_distribution, pvec_reductions, pvec_neighbors, pvec_io, pvec_balance
+!>   pvec_transfers, pvec_coherence, pvec_population, pvec_distribution, pvec_reductions,
+!>   pvec_neighbors, pvec_io, pvec_balance
 !>                      the readable wrappers pvec_<name>, written by hand: type(pvec_vector) /
 !>                      type(pvec_schema) handles, Fortran strings in and out, optional
 !>                      arguments, 1-based particle indices, and optional `stat` and `errmsg`.
@@ -42,6 +43,8 @@ module pvec
   use pvec_mirrors, only: pvec_vector_get_layout, pvec_host_ptr, pvec_device_ptr
   use pvec_views
   use pvec_transfers
+  use pvec_coherence
+  use pvec_population
   use pvec_distribution
   use pvec_reductions
   use pvec_neighbors

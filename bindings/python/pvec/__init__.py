@@ -16,14 +16,16 @@ The C functions themselves, structs and enums are in :mod:`pvec.capi`.
 
 from . import capi
 from .capi import (MAX_DIM, MAX_NAME, MAX_RANK, POS, Backend, Boundary, DType, Error,
-                   Flags, HostMemory, NeighborFlags, OptionSource, OutOfRangeError, Placement,
-                   PropertyKeyError, ReduceOp, StaleViewError, Status, Transport)
+                   Flags, HostMemory, Mirror, NeighborFlags, OptionSource, OutOfRangeError,
+                   Placement, PopulationFlags, PropertyKeyError, ReduceOp, RowFlags,
+                   StaleMirrorError, StaleViewError, Status, Transport)
 from ._runtime import (MemoryStats, cuda_device_count, dtype_name, dtype_size, finalize, init,
                        initialized, memory_stats, numpy_dtype, status_string, to_dtype,
                        version, version_number)
 from ._io import CheckpointInfo, checkpoint, checkpoint_info, has_hdf5
 from ._options import Option, options, options_text, set_option
-from ._records import Layout, OpStats
+from ._records import Layout, MirrorState, OpStats
+from ._population import Spawner
 from ._schema import PropertyInfo, Schema
 from ._vector import Vector, restart
 from ._views import PropertyView
@@ -41,4 +43,5 @@ __all__ = [
     "CheckpointInfo", "checkpoint", "checkpoint_info", "has_hdf5", "restart",
     "CellList", "ListArray", "NeighborFlags", "VerletList",
     "Option", "OptionSource", "options", "options_text", "set_option",
+    "Mirror", "MirrorState", "PopulationFlags", "RowFlags", "Spawner", "StaleMirrorError",
 ]

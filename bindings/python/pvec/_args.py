@@ -1,10 +1,10 @@
-"""Python arguments as C values: the names a method takes for an enum ("host", "even", "add"),
-per-dimension values, communicators, and the fields of a pvec_vector_desc that a new Vector
-and a restart both fill from them."""
+"""Python arguments as C values: the names a method takes for an enum ("host", "even", "add",
+"local"), per-dimension values, communicators, and the fields of a pvec_vector_desc that a new
+Vector and a restart both fill from them."""
 
 import numpy as np
 
-from .capi import Backend, Error, HostMemory, Placement, ReduceOp, Status
+from .capi import Backend, Error, HostMemory, Placement, ReduceOp, RowFlags, Status
 
 BACKENDS = {"auto": Backend.AUTO, "host": Backend.HOST, "cuda": Backend.CUDA}
 PLACEMENTS = {"even": Placement.EVEN, "local": Placement.LOCAL}
@@ -14,6 +14,8 @@ OPS = {"add": ReduceOp.ADD, "min": ReduceOp.MIN, "max": ReduceOp.MAX,
 #: What reduce and allreduce compute. A pvec.ReduceOp (or int) goes to pvec as it is: pvec
 #: refuses ReduceOp.REPLACE with its own message.
 REDUCE_OPS = {"add": ReduceOp.ADD, "min": ReduceOp.MIN, "max": ReduceOp.MAX}
+#: The row sets of mark_modified and sync ("all": both).
+ROWS = {"all": RowFlags.NONE, "local": RowFlags.LOCAL, "ghost": RowFlags.GHOST}
 
 
 def lookup(table, value, what, function="Vector"):

@@ -1,5 +1,7 @@
-"""The ctypes mirror of include/pvec.h: constants, enums (IntEnum), structs and a prototype for
-every PVEC_API function, one to one. Public as :mod:`pvec.capi`, which re-exports all of it.
+"""Longer than 500 lines because it mirrors the whole C interface, include/pvec.h, one to one.
+
+The ctypes mirror of include/pvec.h: constants, enums (IntEnum), structs and a prototype for
+every PVEC_API function. Public as :mod:`pvec.capi`, which re-exports all of it.
 
 tests/test_abi.py checks every name, type, value and offset here against the ABI description
 abi/pvec_abi.json (see abi/README.md) and the C dumper generated from it: a header change this
@@ -26,7 +28,8 @@ NO_PROPS = -1
 VTK_RANK_ARRAY = 1 << 4
 # pvec_vector_get_imbalance's weight argument for "count particles" (section 11).
 NO_WEIGHT = -2
-# "No property" in pvec_verlet_options (key_prop, skip_prop; section 10).
+# "No property" in pvec_verlet_options (key_prop, skip_prop; section 10) and as the mark_prop of
+# pvec_vector_remove_marked (the marks are an array; section 4).
 NO_PROPERTY = -2
 # The longest array attribute of a checkpoint's metadata (section 9).
 METADATA_MAX_VALUES = 4096
@@ -50,6 +53,7 @@ class Status(enum.IntEnum):
     NOT_SUPPORTED = 12
     INTERNAL = 13
     IO = 14
+    STALE_MIRROR = 15
 
 
 class OptionSource(enum.IntEnum):
@@ -130,6 +134,34 @@ class Flags(enum.IntFlag):
     GHOST_REUSE_PLAN = 1 << 3
 
 
+class PopulationFlags(enum.IntFlag):
+    """Flags of pvec_vector_remove_marked and pvec_vector_ids_init (or-ed with
+    Flags.ON_DEVICE)."""
+
+    NONE = 0
+    REMOVE_FILL_HOLES = 1 << 12
+    IDS_KEEP = 1 << 13
+
+
+class RowFlags(enum.IntFlag):
+    """Row sets of pvec_vector_mark_modified and pvec_vector_sync (PVEC_ROWS_*; or-ed with
+    Flags.ON_DEVICE); neither: both."""
+
+    NONE = 0
+    LOCAL = 1 << 14
+    GHOST = 1 << 15
+
+
+class Mirror(enum.IntFlag):
+    """Bits of pvec_vector_get_mirror_state (PVEC_MIRROR_*): set when that mirror holds the
+    newest values of that row set."""
+
+    HOST_LOCAL = 1
+    DEVICE_LOCAL = 2
+    HOST_GHOST = 4
+    DEVICE_GHOST = 8
+
+
 class MetadataKind(enum.IntEnum):
     """pvec_metadata_kind: what one attribute of a checkpoint's metadata holds."""
 
@@ -189,6 +221,21 @@ class VectorDesc(ctypes.Structure):
         ("host_memory", ctypes.c_int),
         ("has_comm", ctypes.c_int),
         ("comm_f", ctypes.c_int64),
+    ]
+
+
+class Spawner(ctypes.Structure):
+    """pvec_spawner: what a kernel needs to create particles (pvec_vector_spawn_begin); passed
+    by value to kernels."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_size_t),
+        ("counter", ctypes.POINTER(ctypes.c_ulonglong)),
+        ("first", ctypes.c_int64),
+        ("limit", ctypes.c_int64),
+        ("capacity", ctypes.c_int64),
+        ("id_first", ctypes.c_int64),
+        ("id_stride", ctypes.c_int64),
     ]
 
 
@@ -302,6 +349,7 @@ class VerletOptions(ctypes.Structure):
 # Sizes of the first layouts of the versioned structs: the smallest struct_size pvec accepts.
 OPTION_INFO_SIZE_V1 = OptionInfo.value.offset + ctypes.sizeof(ctypes.c_int)
 VECTOR_DESC_SIZE_V1 = VectorDesc.comm_f.offset + ctypes.sizeof(ctypes.c_int64)
+SPAWNER_SIZE_V1 = Spawner.id_stride.offset + ctypes.sizeof(ctypes.c_int64)  # the whole struct
 LAYOUT_SIZE_V1 = Layout.device_ptr.offset + ctypes.sizeof(ctypes.c_void_p)
 MEMORY_STATS_SIZE_V1 = MemoryStats.device_allocs.offset + ctypes.sizeof(ctypes.c_int64)
 OP_STATS_SIZE_V1 = OpStats.transport.offset + ctypes.sizeof(ctypes.c_int64)  # the whole struct
@@ -314,6 +362,7 @@ VERLET_OPTIONS_SIZE_V1 = VerletOptions.skip_prop.offset + ctypes.sizeof(ctypes.c
 _c_int_p = ctypes.POINTER(ctypes.c_int)
 _c_i64_p = ctypes.POINTER(ctypes.c_int64)
 _c_dbl_p = ctypes.POINTER(ctypes.c_double)
+_c_i32_p = ctypes.POINTER(ctypes.c_int32)
 _handle = ctypes.c_void_p  # pvec_schema_t, pvec_vector_t, pvec_retention_t (opaque)
 _handle_p = ctypes.POINTER(ctypes.c_void_p)
 _stream = ctypes.c_void_p  # pvec_stream_t
@@ -372,6 +421,17 @@ PROTOTYPES = {
     "pvec_vector_append": (_st, [_handle, ctypes.c_int64, _c_i64_p]),
     "pvec_vector_remove": (_st, [_handle, _c_i64_p, ctypes.c_int64]),
     "pvec_vector_shrink_to_fit": (_st, [_handle]),
+    # 4b. removal by mark, particles created by kernels, ids
+    "pvec_vector_remove_marked": (_st, [_handle, ctypes.c_int, _c_i32_p, ctypes.c_uint,
+                                        _c_i64_p]),
+    "pvec_vector_remove_marked_async": (_st, [_handle, ctypes.c_int, _c_i32_p, ctypes.c_uint,
+                                              _c_i64_p]),
+    "pvec_vector_spawn_begin": (_st, [_handle, ctypes.c_int64, ctypes.c_uint,
+                                      ctypes.POINTER(Spawner)]),
+    "pvec_vector_spawn_commit": (_st, [_handle, _c_i64_p]),
+    "pvec_vector_spawn_cancel": (_st, [_handle]),
+    "pvec_vector_ids_init": (_st, [_handle, ctypes.c_int, ctypes.c_uint]),
+    "pvec_vector_ids_take": (_st, [_handle, ctypes.c_int64, _c_i64_p, _c_i64_p]),
     # 5. layout and raw pointers
     "pvec_vector_get_layout": (_st, [_handle, ctypes.c_int, ctypes.POINTER(Layout)]),
     "pvec_vector_get_layouts": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.POINTER(Layout), ctypes.c_int]),
@@ -387,6 +447,12 @@ PROTOTYPES = {
     "pvec_host_to_device_async": (_st, [_handle, _c_int_p, ctypes.c_int, _stream]),
     "pvec_device_to_host_async": (_st, [_handle, _c_int_p, ctypes.c_int, _stream]),
     "pvec_vector_synchronize": (_st, [_handle]),
+    # 6b. mirror coherence
+    "pvec_vector_mark_modified": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.c_uint]),
+    "pvec_vector_sync": (_st, [_handle, _c_int_p, ctypes.c_int, ctypes.c_uint]),
+    "pvec_vector_get_mirror_state": (_st, [_handle, ctypes.c_int,
+                                           ctypes.POINTER(ctypes.c_uint)]),
+    "pvec_vector_set_auto_sync": (_st, [_handle, ctypes.c_int]),
     # 7. distribution
     "pvec_vector_get_rank": (_st, [_handle, _c_int_p]),
     "pvec_vector_get_nranks": (_st, [_handle, _c_int_p]),

@@ -67,9 +67,19 @@ class OutOfRangeError(Error, IndexError):
     OUT_OF_RANGE)."""
 
 
+class StaleMirrorError(Error):
+    """An operation would read a property on a mirror holding older values than the other
+    mirror (status STALE_MIRROR); nothing was changed. Copy the newer side first
+    (``host_to_device``, ``device_to_host`` or ``sync``), declare this side current
+    (``mark_modified``), or set ``vec.auto_sync = True``."""
+
+
+_STATUS_CLASSES = {Status.OUT_OF_RANGE: OutOfRangeError, Status.STALE_MIRROR: StaleMirrorError}
+
+
 def error(status, message="", function=None):
     """The :class:`Error` (or its subclass for the status) of a failed call."""
-    cls = OutOfRangeError if status == Status.OUT_OF_RANGE else Error
+    cls = _STATUS_CLASSES.get(status, Error)
     return cls(status, message, function)
 
 
@@ -84,6 +94,13 @@ _PYTHON_WORDS = [
     ("PVEC_SORT_BOTH_MIRRORS", "both_mirrors=True"),
     ("PVEC_SORT_HALO_FIRST", "halo_first=True"),
     ("PVEC_VERLET_HALF", "half=True"),
+    ("PVEC_REMOVE_FILL_HOLES", "fill_holes=True"),
+    ("PVEC_IDS_KEEP", "keep=True"),
+    ("(pvec_host_to_device or pvec_vector_sync)", "(host_to_device() or sync())"),
+    ("(pvec_device_to_host or pvec_vector_sync)", "(device_to_host() or sync())"),
+    ("current (pvec_vector_mark_modified)", "current (mark_modified())"),
+    ("turn on pvec_vector_set_auto_sync", "set auto_sync = True"),
+    ("with pvec_vector_spawn_begin and run", "with spawn() and run"),
     ("call pvec_verlet_build", "call .build()"),
     ("call pvec_cell_list_build", "call .build()"),
     ("PVEC_POS = -1 for positions", "'pos' (pvec.POS) for the positions"),

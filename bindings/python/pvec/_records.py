@@ -1,11 +1,13 @@
 """The per-vector C structs as frozen dataclasses of Python values: :class:`Layout`
-(pvec_layout) and :class:`OpStats` (pvec_op_stats), each built from its ctypes struct."""
+(pvec_layout) and :class:`OpStats` (pvec_op_stats), each built from its ctypes struct, and
+:class:`MirrorState` (the bits of pvec_vector_get_mirror_state)."""
 
 import ctypes
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import _runtime
-from .capi import POS, DType, Transport
+from .capi import POS, DType, Mirror, Transport
 
 
 @dataclass(frozen=True)
@@ -76,3 +78,28 @@ def struct(cls):
     out = cls()
     out.struct_size = ctypes.sizeof(cls)
     return out
+
+
+class MirrorState(NamedTuple):
+    """Which mirror holds the newest values of one property (pvec_vector_get_mirror_state):
+    for the local particles' rows and for the ghosts' rows, True on the side (or both sides,
+    when they are equal) holding them."""
+
+    host_local: bool
+    device_local: bool
+    host_ghost: bool
+    device_ghost: bool
+
+    @classmethod
+    def of(cls, bits):
+        """The MirrorState of PVEC_MIRROR_* bits."""
+        return cls(bool(bits & Mirror.HOST_LOCAL), bool(bits & Mirror.DEVICE_LOCAL),
+                   bool(bits & Mirror.HOST_GHOST), bool(bits & Mirror.DEVICE_GHOST))
+
+    @property
+    def bits(self):
+        """The PVEC_MIRROR_* bits, as a :class:`pvec.capi.Mirror`."""
+        return Mirror((Mirror.HOST_LOCAL if self.host_local else 0)
+                      | (Mirror.DEVICE_LOCAL if self.device_local else 0)
+                      | (Mirror.HOST_GHOST if self.host_ghost else 0)
+                      | (Mirror.DEVICE_GHOST if self.device_ghost else 0))

@@ -1,7 +1,9 @@
 """Vector: a distributed particle vector (pvec_vector_t) with Pythonic accessors: creation,
 queries, layouts and views, dict-like lookup of properties, size changes, transfers,
 neighbour search and output. What it does over its communicator (map, ghosts, reductions)
-is its base class pvec._distribution.Distributed; its lifetime is pvec._handle.Handle's.
+is its base class pvec._distribution.Distributed; removal by mark, spawns and ids are
+pvec._population.Population's; mirror coherence is pvec._coherence.Coherence's; its lifetime
+is pvec._handle.Handle's.
 """
 
 import ctypes
@@ -9,9 +11,11 @@ import ctypes
 import numpy as np
 
 from . import _args, _cuda, _io, _runtime
+from ._coherence import Coherence
 from ._handle import Handle
 from ._neighbors import CellList, VerletList
 from ._distribution import Distributed
+from ._population import Population
 from ._records import Layout
 from ._schema import PropertyInfo, as_schema
 from ._views import PropertyView
@@ -21,7 +25,7 @@ from .capi import (POS, Backend, Boundary, Error, Flags, NeighborFlags, OutOfRan
 
 
 @api_class
-class Vector(Handle, Distributed):
+class Vector(Handle, Distributed, Population, Coherence):
     """A particle vector: positions plus the properties of a schema, on a host mirror and a
     device mirror with the same layout (component stride = capacity, a multiple of 64).
 

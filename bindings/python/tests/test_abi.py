@@ -39,14 +39,19 @@ ENUMS = {
     "enum PVEC_CELLS_GHOSTS": (capi.NeighborFlags, r"PVEC_"),
     "pvec_metadata_kind": (capi.MetadataKind, r"PVEC_METADATA_"),
     "enum PVEC_RESTART_ZERO_MISSING": (capi.RestartFlags, r"PVEC_RESTART_"),
+    "enum PVEC_REMOVE_FILL_HOLES": (capi.PopulationFlags, r"PVEC_"),
+    "enum PVEC_ROWS_LOCAL": (capi.RowFlags, r"PVEC_ROWS_"),
+    "enum PVEC_MIRROR_HOST_LOCAL": (capi.Mirror, r"PVEC_MIRROR_"),
 }
 # Members of the Python enums that are not values of the header.
 PYTHON_ONLY_MEMBERS = {capi.Flags: {"NONE"},  # Python's empty set of flags
-                       capi.NeighborFlags: {"NONE"}, capi.RestartFlags: {"NONE"}}
+                       capi.NeighborFlags: {"NONE"}, capi.RestartFlags: {"NONE"},
+                       capi.PopulationFlags: {"NONE"}, capi.RowFlags: {"NONE"}}
 
 STRUCTS = {
     "pvec_option_info": capi.OptionInfo,
     "pvec_vector_desc": capi.VectorDesc,
+    "pvec_spawner": capi.Spawner,
     "pvec_layout": capi.Layout,
     "pvec_memory_stats": capi.MemoryStats,
     "pvec_op_stats": capi.OpStats,
@@ -60,6 +65,7 @@ CTYPES = {
     "int": (ctypes.c_int, "ctypes.c_int"),
     "unsigned": (ctypes.c_uint, "ctypes.c_uint"),
     "unsigned int": (ctypes.c_uint, "ctypes.c_uint"),
+    "unsigned long long": (ctypes.c_ulonglong, "ctypes.c_ulonglong"),
     "int32_t": (ctypes.c_int32, "ctypes.c_int32"),
     "uint32_t": (ctypes.c_uint32, "ctypes.c_uint32"),
     "int64_t": (ctypes.c_int64, "ctypes.c_int64"),
