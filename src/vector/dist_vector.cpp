@@ -106,6 +106,11 @@ DistVector::DistVector(const pvec_vector_desc& d, const Schema& schema) : schema
 }
 
 DistVector::~DistVector() {
+  // An asynchronous removal may still run on the stream: its work buffers are freed below.
+  try {
+    if (pending_.active) ps_->sync_stream();
+  } catch (...) {  // a sticky CUDA error: nothing more can be done while destroying
+  }
   // A leader's followers keep the boxes they have, on their own; a follower leaves its leader.
   for (DistVector* f : followers_) f->leader_ = nullptr;
   if (leader_ != nullptr) {

@@ -142,7 +142,8 @@ TEST_CASE("remove_marked: order kept or holes filled, any mark, both paths") {
 #if defined(PVEC_TEST_CUDA)
           int32_t* dev = nullptr;
           if (p == Path::device && cuda_vector(v)) {
-            REQUIRE(cudaMalloc(&dev, host_marks.size() * 4 + 4) == cudaSuccess);
+            REQUIRE(cudaMalloc(reinterpret_cast<void**>(&dev), host_marks.size() * 4 + 4) ==
+                    cudaSuccess);
             REQUIRE(cudaMemcpy(dev, host_marks.data(), host_marks.size() * 4,
                                cudaMemcpyHostToDevice) == cudaSuccess);
             marks = dev;
@@ -221,7 +222,7 @@ TEST_CASE("remove_marked_async: the count lands where asked, the size follows") 
   int64_t host_out = -1;
   const bool gpu = cuda_vector(v);
 #if defined(PVEC_TEST_CUDA)
-  if (gpu) REQUIRE(cudaMalloc(&out, sizeof(int64_t)) == cudaSuccess);
+  if (gpu) REQUIRE(cudaMalloc(reinterpret_cast<void**>(&out), sizeof(int64_t)) == cudaSuccess);
 #endif
   if (!gpu) out = &host_out;
   DIST_OK(pvec_vector_remove_marked_async(v, kMark, nullptr, PVEC_ON_DEVICE, out));
