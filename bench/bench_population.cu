@@ -72,7 +72,9 @@ int main(int argc, char** argv) {
   const int mark = s.add_scalar<std::int32_t>("mark");
   (void)vel, (void)rho;
   for (const std::int64_t n : sizes) {
-    pvec::vector v(pvec::vector_desc().dim(3).particles(n, PVEC_PLACE_LOCAL), s);
+    pvec::vector v(
+        pvec::vector_desc().dim(3).particles(n, PVEC_PLACE_LOCAL).host_memory(PVEC_HOST_PAGEABLE),
+        s);
     cudaStream_t st = nullptr;
     auto* m = static_cast<std::int32_t*>(pvec_device_ptr(v.get(), mark));
     // Baseline: cudaMemcpy of the surviving bytes (64 per particle) once.
