@@ -97,7 +97,8 @@ TEST_CASE("declarations, pvec_vector_sync and automatic synchronisation") {
   double s = 0;
   refused_stale(pvec_vector_reduce(v, kRho, PVEC_REDUCE_ADD, 0, &s), "rho",
                 "pvec_vector_mark_modified");
-  DIST_OK(pvec_vector_reduce(v, kForce, PVEC_REDUCE_ADD, 0, &s));
+  double force_sum[2] = {0, 0};  // force has two components
+  DIST_OK(pvec_vector_reduce(v, kForce, PVEC_REDUCE_ADD, 0, force_sum));
   // sync copies rho to the host (only rho: force's host values, changed here without a
   // declaration, stay as they are).
   const Column rh = column(v, kRho), f = column(v, kForce);
