@@ -261,7 +261,7 @@ void run_spawn_kernel(pvec_vector_t v, const pvec_spawner& sp, int64_t asked, bo
     id[row] = sp.id_first + slot * sp.id_stride;
   };
 #if defined(PVEC_TEST_CUDA)
-  if (device && lp.device_ptr != lp.host_ptr) {
+  if (device && cuda_vector(v)) {  // a CUDA build without a device has host mirrors
     const int64_t k = std::min(asked, sp.limit);
     std::vector<double> pos(static_cast<size_t>(dim * sp.capacity));
     std::vector<int64_t> id(static_cast<size_t>(sp.capacity));
