@@ -432,6 +432,10 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   const std::vector<int> carried = cols;
   const bool device = (flags & PVEC_ON_DEVICE) != 0;
   const bool skip_pos = (flags & PVEC_GHOST_SKIP_POSITIONS) != 0;
+  // Refused before anything below forgets the ghosts' state (impl::ghost_get says it too).
+  if (skip_pos && (flags & PVEC_GHOST_REUSE_PLAN) == 0)
+    fail(PVEC_ERROR_INVALID_ARGUMENT,
+         "PVEC_GHOST_SKIP_POSITIONS needs PVEC_GHOST_REUSE_PLAN (positions decide the plan)");
   std::vector<int> sent = carried;  // what travels: the positions too unless left out
   if (!skip_pos && std::find(sent.begin(), sent.end(), 0) == sent.end())
     sent.insert(sent.begin(), 0);
