@@ -5,7 +5,8 @@
 // ghost_put, and calls with bad arguments). A shadow model predicts every result: sizes,
 // the capacity rules (multiple of 64, >= 64, geometric on append, exact on reserve/resize,
 // never shrinking except in shrink_to_fit), the generation, and the value of every element
-// of both mirrors, traced through a per-particle source id. After each step the vectors are
+// of both mirrors, traced through a per-particle source id, and which mirror pvec holds for
+// current (every PVEC_ERROR_STALE_MIRROR predicted). After each step the vectors are
 // compared with the model; at the end of each input every byte pvec allocated must be back.
 // Any disagreement aborts with a message, which libFuzzer reports as a crash.
 //
@@ -157,9 +158,15 @@ struct Model {
   int plan_side = -1;              // side (0 host, 1 device) of a valid ghost plan, -1 none
   std::vector<int64_t> ghost_src;  // local index each ghost of the plan copies
   bool positions_moved = false;    // positions written since the plan was made
-  // Per mirror (0 host, 1 device): positions replaced by a transfer since that mirror's ghosts
-  // last received theirs (even a transfer of zero rows): SKIP_POSITIONS is then refused.
-  bool pos_replaced[2] = {false, false};
+  // Shadow of pvec's mirror coherence (docs/coherence.md): per column (0 positions, k property
+  // k-1), per row set (0 local, 1 ghost), per mirror (0 host, 1 device) the version of the
+  // last write pvec knows of (its own operations and declared writes). A mirror is older where
+  // its version is below the other's; operations reading older rows are refused.
+  std::vector<std::array<std::array<uint64_t, 2>, 2>> ver;
+  uint64_t clock = 0;
+  // Per mirror: the version of its local positions when its ghosts last received theirs
+  // (PVEC_GHOST_SKIP_POSITIONS is refused once they differ).
+  uint64_t pos_sent[2] = {0, 0};
   int64_t next_id = 1;
 
   int columns() const { return static_cast<int>(props.size()); }  // property columns
@@ -169,10 +176,29 @@ struct Model {
     return r;
   }
   void forget_plan() { plan_side = -1; }
+  void forget_ghost_versions() {
+    for (auto& c : ver) c[1] = {};
+  }
   void drop_ghosts() {
     ng = 0;
     host.resize(n);
     dev.resize(n);
+    forget_ghost_versions();
+  }
+  // pvec wrote `sets` (bit 0 local, bit 1 ghost) of cols on one mirror.
+  void wrote(int side, const std::vector<int>& cols, unsigned sets) {
+    ++clock;
+    for (int c : cols)
+      for (int set = 0; set < 2; ++set)
+        if (sets & (1u << set)) ver[c][set][side] = clock;
+  }
+  // Whether one of cols is older on `side` in `sets` (ghost rows only where there are ghosts).
+  bool stale(int side, const std::vector<int>& cols, unsigned sets) const {
+    if (ng == 0) sets &= 1u;
+    for (int c : cols)
+      for (int set = 0; set < 2; ++set)
+        if ((sets & (1u << set)) && ver[c][set][side] < ver[c][set][1 - side]) return true;
+    return false;
   }
   double L(int d) const { return hi[d] - lo[d]; }
   // Position of a fresh particle with id s: a point of a 2^16 grid of the box (exact also
@@ -325,15 +351,30 @@ void label_all(Model& m) {
   }
 }
 
+std::vector<int> all_columns(const Model& m) {
+  std::vector<int> cols;
+  for (int k = 0; k <= m.columns(); ++k) cols.push_back(k);
+  return cols;
+}
+
+// What a transfer of cols to one mirror returns: refused when it would copy older local rows
+// over newer ones.
+pvec_status transfer_status(const Model& m, bool to_device, const std::vector<int>& cols) {
+  return m.stale(to_device ? 0 : 1, cols, 1u) ? PVEC_ERROR_STALE_MIRROR : PVEC_SUCCESS;
+}
+
+// A transfer pvec accepted: every row of cols, except the ghost rows of a column that are older
+// on the source (the destination keeps its newer ghosts); the destination takes the source's
+// versions of what was copied.
 void copy_mirror(Model& m, bool to_device, const std::vector<int>& cols) {
+  const int to = to_device ? 1 : 0, from = 1 - to;
   std::vector<Rec>& dst = to_device ? m.dev : m.host;
   const std::vector<Rec>& src = to_device ? m.host : m.dev;
-  if (std::find(cols.begin(), cols.end(), 0) != cols.end()) {
-    m.pos_replaced[to_device ? 1 : 0] = true;
-    m.positions_moved = true;
-  }
-  for (int64_t i = 0; i < m.n + m.ng; ++i)
-    for (int k : cols) {
+  if (std::find(cols.begin(), cols.end(), 0) != cols.end()) m.positions_moved = true;
+  for (int k : cols) {
+    const bool ghosts = !(m.ng > 0 && m.ver[k][1][from] < m.ver[k][1][to]);
+    for (int set = 0; set < (ghosts ? 2 : 1); ++set) m.ver[k][set][to] = m.ver[k][set][from];
+    for (int64_t i = 0; i < (ghosts ? m.n + m.ng : m.n); ++i) {
       if (k == 0) {
         dst[i].pos = src[i].pos;
         dst[i].pos_known = src[i].pos_known;
@@ -341,12 +382,21 @@ void copy_mirror(Model& m, bool to_device, const std::vector<int>& cols) {
         dst[i].src[k - 1] = src[i].src[k - 1];
       }
     }
+  }
 }
 
-std::vector<int> all_columns(const Model& m) {
-  std::vector<int> cols;
-  for (int k = 0; k <= m.columns(); ++k) cols.push_back(k);
-  return cols;
+// host_to_device of everything before a device-side operation; false when pvec refused it
+// (the device mirror holds newer local rows), which the model checked.
+bool all_to_device(Model& m) {
+  const std::vector<int> cols = all_columns(m);
+  const pvec_status want = transfer_status(m, true, cols);
+  expect(pvec_host_to_device(m.h, nullptr, 0), want, "host_to_device");
+  if (want != PVEC_SUCCESS) {
+    verify(m, "refused host_to_device");
+    return false;
+  }
+  copy_mirror(m, true, cols);
+  return true;
 }
 
 // ---- The operations -----------------------------------------------------------------------
@@ -435,6 +485,7 @@ void op_create(Model& m, Input& in) {
   Rec z = m.zero_rec();
   m.host.assign(m.n, z);
   m.dev.assign(m.n, z);
+  m.ver.assign(static_cast<size_t>(m.columns() + 1), {});
   pvec_backend backend = PVEC_BACKEND_AUTO;
   expect(pvec_vector_get_backend(m.h, &backend), PVEC_SUCCESS, "vector_backend");
   if (backend != PVEC_BACKEND_HOST) die("backend %d, expected HOST", backend);
@@ -562,25 +613,66 @@ void op_transfer(Model& m, Input& in) {
   const std::vector<int> props = to_props(cols);
   const int* list = list_arg(all, props);
   const int np = all ? 0 : static_cast<int>(props.size());
-  pvec_status s;
+  if (in.u8() % 4 == 0) {
+    // pvec_vector_sync: copies, of each column and row set, only what is older on the
+    // destination; never refused.
+    expect(pvec_vector_sync(m.h, list, np, to_device ? PVEC_ON_DEVICE : 0u), PVEC_SUCCESS, "sync");
+    const int to = to_device ? 1 : 0;
+    std::vector<Rec>& dst = to_device ? m.dev : m.host;
+    const std::vector<Rec>& src = to_device ? m.host : m.dev;
+    for (int k : cols)
+      for (int set = 0; set < 2; ++set) {
+        if (m.ver[k][set][to] >= m.ver[k][set][1 - to]) continue;
+        m.ver[k][set][to] = m.ver[k][set][1 - to];
+        if (k == 0) m.positions_moved = true;
+        for (int64_t i = set ? m.n : 0; i < (set ? m.n + m.ng : m.n); ++i) {
+          if (k == 0) {
+            dst[i].pos = src[i].pos;
+            dst[i].pos_known = src[i].pos_known;
+          } else {
+            dst[i].src[k - 1] = src[i].src[k - 1];
+          }
+        }
+      }
+    verify(m, "sync");
+    return;
+  }
+  const pvec_status want = transfer_status(m, to_device, cols);
   if (async) {
-    s = to_device ? pvec_host_to_device_async(m.h, list, np, nullptr)
-                  : pvec_device_to_host_async(m.h, list, np, nullptr);
-    expect(s, PVEC_SUCCESS, "transfer async");
+    const pvec_status s = to_device ? pvec_host_to_device_async(m.h, list, np, nullptr)
+                                    : pvec_device_to_host_async(m.h, list, np, nullptr);
+    expect(s, want, "transfer async");
     expect(pvec_vector_synchronize(m.h), PVEC_SUCCESS, "synchronize");
   } else {
-    s = to_device ? pvec_host_to_device(m.h, list, np) : pvec_device_to_host(m.h, list, np);
-    expect(s, PVEC_SUCCESS, "transfer");
+    const pvec_status s =
+        to_device ? pvec_host_to_device(m.h, list, np) : pvec_device_to_host(m.h, list, np);
+    expect(s, want, "transfer");
   }
-  copy_mirror(m, to_device, cols);
-  verify(m, "transfer");
+  if (want == PVEC_SUCCESS) copy_mirror(m, to_device, cols);
+  verify(m, want == PVEC_SUCCESS ? "transfer" : "refused transfer");
 }
 
+// Writes one particle (a local or a ghost row) on one mirror, as a user kernel would; sometimes
+// declared with pvec_vector_mark_modified (its row set, or both), sometimes not (pvec then
+// knows nothing of it, as before declarations existed).
 void op_write(Model& m, Input& in) {
-  if (m.n == 0) return;
+  if (m.n + m.ng == 0) return;
   const int side = in.flag();
-  const int64_t i = in.u16() % m.n;
-  write_particle(m, side, i, m.next_id++, in.flag());
+  const int64_t i = in.u16() % (m.n + m.ng);
+  const bool with_pos = in.flag();
+  write_particle(m, side, i, m.next_id++, with_pos);
+  const uint8_t how = in.u8();
+  if (how & 1) {
+    std::vector<int> cols;
+    for (int k = with_pos ? 0 : 1; k <= m.columns(); ++k) cols.push_back(k);
+    const std::vector<int> props = to_props(cols);
+    const unsigned set = (how & 2) ? (i < m.n ? 1u : 2u) : 3u;
+    const unsigned rows = set == 1u ? PVEC_ROWS_LOCAL : set == 2u ? PVEC_ROWS_GHOST : 0u;
+    const unsigned flags = (side ? PVEC_ON_DEVICE : 0u) | rows;
+    expect(pvec_vector_mark_modified(m.h, props.data(), static_cast<int>(props.size()), flags),
+           PVEC_SUCCESS, "mark_modified");
+    m.wrote(side, cols, set);
+  }
   verify(m, "write");
 }
 
@@ -630,10 +722,8 @@ void op_map(Model& m, Input& in) {
   const int side = in.flag();
   const bool remove_outside = in.flag();
   if (in.flag()) label_all(m);
-  if (side == 1) {  // the device mirror must hold what the host has
-    expect(pvec_host_to_device(m.h, nullptr, 0), PVEC_SUCCESS, "host_to_device");
-    copy_mirror(m, true, all_columns(m));
-  }
+  // The device mirror must hold what the host has (refused when the device's is newer).
+  if (side == 1 && !all_to_device(m)) return;
   std::vector<Rec>& mine = side ? m.dev : m.host;
   // Every local particle needs a distinct id and a known position to be followed.
   std::map<int64_t, int64_t> by_id;
@@ -646,6 +736,11 @@ void op_map(Model& m, Input& in) {
   unsigned flags = (side ? PVEC_ON_DEVICE : 0u) | (remove_outside ? PVEC_MAP_REMOVE_OUTSIDE : 0u);
   int64_t removed = -1;
   const pvec_status s = pvec_map(m.h, flags, &removed);
+  if (m.stale(side, all_columns(m), 1u)) {
+    expect(s, PVEC_ERROR_STALE_MIRROR, "map of older rows");
+    verify(m, "refused map");
+    return;
+  }
   if (n_bad > 0 && !remove_outside) {
     expect(s, PVEC_ERROR_PARTICLES_OUTSIDE, "map with particles outside");
     verify(m, "refused map");
@@ -661,6 +756,7 @@ void op_map(Model& m, Input& in) {
   m.gen = gen;
   m.drop_ghosts();
   m.forget_plan();
+  m.wrote(side, all_columns(m), 1u);
   m.n -= n_bad;
   const pvec_layout lid = layouts(m).l[1];
   const void* ids = side ? lid.device_ptr : lid.host_ptr;
@@ -743,10 +839,7 @@ void op_ghost_get(Model& m, Input& in) {
   // The ids travel always: they are how the ghosts are matched with their sources.
   if (!all && std::find(cols.begin(), cols.end(), 1) == cols.end()) cols.insert(cols.begin(), 1);
   if (!reuse && in.flag()) label_all(m);
-  if (!reuse && side == 1) {
-    expect(pvec_host_to_device(m.h, nullptr, 0), PVEC_SUCCESS, "host_to_device");
-    copy_mirror(m, true, all_columns(m));
-  }
+  if (!reuse && side == 1 && !all_to_device(m)) return;
   std::vector<Rec>& mine = side ? m.dev : m.host;
   std::map<int64_t, int64_t> by_id;
   for (int64_t i = 0; i < m.n; ++i) {
@@ -759,24 +852,38 @@ void op_ghost_get(Model& m, Input& in) {
   const std::vector<int> props = to_props(cols);
   const unsigned flags = (side ? PVEC_ON_DEVICE : 0u) | (reuse ? PVEC_GHOST_REUSE_PLAN : 0u) |
                          (skip_pos ? PVEC_GHOST_SKIP_POSITIONS : 0u);
-  if (reuse && m.plan_side < 0) {
+  // What is read: the local rows of the listed columns, and of the positions unless left out.
+  std::vector<int> sent = cols;
+  if (!skip_pos) sent.push_back(0);
+  if (m.stale(side, sent, 1u)) {
     expect(pvec_ghost_get(m.h, list_arg(all, props), static_cast<int>(props.size()), flags),
-           PVEC_ERROR_INVALID_ARGUMENT, "ghost_get reuse without a plan");
+           PVEC_ERROR_STALE_MIRROR, "ghost_get of older rows");
+    if (!reuse) {  // the previous plan is gone; no ghost row is newer on either mirror
+      m.forget_plan();
+      m.forget_ghost_versions();
+    }
     verify(m, "refused ghost_get");
     return;
   }
-  // Leaving the positions out after a transfer replaced them is refused on every rank.
-  if (skip_pos && m.plan_side == side && m.pos_replaced[side]) {
-    trace("  ghost_get side %d reuse 1 skip 1: refused, positions replaced by a transfer\n", side);
+  if (reuse && m.plan_side != side) {
     expect(pvec_ghost_get(m.h, list_arg(all, props), static_cast<int>(props.size()), flags),
-           PVEC_ERROR_INVALID_ARGUMENT, "ghost_get skip positions after a transfer");
+           PVEC_ERROR_INVALID_ARGUMENT, "ghost_get reuse without a plan on this side");
+    verify(m, "refused ghost_get");
+    return;
+  }
+  // Leaving the positions out after the local positions of this mirror changed (a copy of
+  // newer ones, a declared write) is refused on every rank.
+  if (skip_pos && m.ver[0][0][side] != m.pos_sent[side]) {
+    trace("  ghost_get side %d reuse 1 skip 1: refused, local positions changed\n", side);
+    expect(pvec_ghost_get(m.h, list_arg(all, props), static_cast<int>(props.size()), flags),
+           PVEC_ERROR_INVALID_ARGUMENT, "ghost_get skip positions after they changed");
     verify(m, "refused ghost_get");
     return;
   }
   // Replaying after positions moved is the caller's error; with the host backend both
   // sides are host memory and share one plan, whose replay on the other mirror's positions
   // the model does not predict.
-  if (reuse && (m.plan_side != side || m.positions_moved)) return;
+  if (reuse && m.positions_moved) return;
   // Expected ghosts: (source, shift) pairs.
   std::multimap<int64_t, std::array<int, PVEC_MAX_DIM>> want;
   for (int64_t i = 0; i < m.n; ++i)
@@ -810,7 +917,9 @@ void op_ghost_get(Model& m, Input& in) {
   m.ng = ng;
   m.plan_side = side;
   m.positions_moved = false;
-  if (!skip_pos) m.pos_replaced[side] = false;
+  if (!reuse) m.forget_ghost_versions();
+  m.wrote(side, sent, 2u);
+  if (!skip_pos) m.pos_sent[side] = m.ver[0][0][side];
   // Read the ghosts back and match them with the expected images.
   const Columns c = layouts(m);
   const void* ids = side ? c.l[1].device_ptr : c.l[1].host_ptr;
@@ -886,6 +995,8 @@ void op_sort(Model& m, Input& in) {
   pvec_status want = PVEC_SUCCESS;
   if (flags & (1u << 20))
     want = PVEC_ERROR_INVALID_ARGUMENT;  // unknown flag
+  else if (m.stale(side, all_columns(m), 1u))
+    want = PVEC_ERROR_STALE_MIRROR;
   else if (m.dim > 3)
     want = PVEC_ERROR_NOT_SUPPORTED;
   else if (!(w > 0) || !std::isfinite(w))
@@ -956,6 +1067,13 @@ void op_sort(Model& m, Input& in) {
     ++m.gen;
     adopt_generation(m, "sort");
     m.forget_plan();
+    // This mirror's local rows are the newest; with both mirrors, the columns the other held
+    // as new stay equal.
+    std::vector<int> equal;
+    for (int k : all_columns(m))
+      if (sides == 2 && m.ver[k][0][1 - side] >= m.ver[k][0][side]) equal.push_back(k);
+    m.wrote(side, all_columns(m), 1u);
+    for (int k : equal) m.ver[k][0][1 - side] = m.ver[k][0][side];
   }
   verify(m, "sort");
   if (want == PVEC_SUCCESS && (m.n < 2 || (known && finite))) {
@@ -976,12 +1094,18 @@ void op_ghost_put(Model& m, Input& in) {
   if (m.plan_side >= 0 && m.plan_side != side) return;  // one shared plan: see op_ghost_get
   const pvec_status s = pvec_ghost_put(m.h, list_arg(all, props), static_cast<int>(props.size()),
                                        op, side ? PVEC_ON_DEVICE : 0u);
+  if (m.stale(side, cols, 3u)) {
+    expect(s, PVEC_ERROR_STALE_MIRROR, "ghost_put of older rows");
+    verify(m, "refused ghost_put");
+    return;
+  }
   if (m.plan_side < 0) {
     expect(s, PVEC_ERROR_INVALID_ARGUMENT, "ghost_put without a plan");
     verify(m, "refused ghost_put");
     return;
   }
   expect(s, PVEC_SUCCESS, "ghost_put");
+  m.wrote(side, cols, 1u);
   // Ghost copies equal to their source, combined back with MIN, MAX or REPLACE, change
   // nothing; where a copy differs (the source was written since) or is unspecified, the
   // source's value is not predicted.
