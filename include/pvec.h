@@ -66,7 +66,7 @@
  *   - The verbs of the seed document (OpenFPM's interoperability example) keep their short
  *     form, pvec_<verb>, on a vector: pvec_map, pvec_ghost_get, pvec_ghost_put,
  *     pvec_host_to_device, pvec_device_to_host (and their _async forms), pvec_host_ptr,
- *     pvec_device_ptr.
+ *     pvec_device_ptr; the split-phase exchanges add _begin and _end (pvec_ghost_get_begin).
  *   - Library-wide functions: pvec_init, pvec_finalize, pvec_initialized,
  *     pvec_version_number, pvec_version_string, pvec_status_string, pvec_last_error,
  *     pvec_dtype_size, pvec_dtype_name, pvec_cuda_device_count, pvec_has_hdf5.
@@ -971,6 +971,53 @@ PVEC_API pvec_status pvec_ghost_get(pvec_vector_t vec, const int* props, int npr
  *  PVEC_SHM and PVEC_IPC are docs/options.md's. Since 0.1. */
 PVEC_API pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int nprops,
                                     pvec_reduce_op op, unsigned flags);
+
+/* ---- Split-phase ghost exchange (docs/overlap.md) ---------------------------------------- */
+
+/** pvec_ghost_get in two calls, so that the caller computes while the ghosts travel. begin
+ *  takes the same arguments and does everything collective (the checks every rank agrees on,
+ *  the plan, the room: it may grow the vector and invalidate pointers as pvec_ghost_get does),
+ *  packs the messages and posts them; pvec_ghost_get_end completes them and writes the ghost
+ *  rows. The result is bitwise that of pvec_ghost_get. Between begin and end:
+ *   - the local rows of every property may be read and written, on either mirror, by the
+ *     caller's code (what travels was packed at begin), and kernels may run on them;
+ *   - the ghost rows must not be read or written (they are being received), and
+ *     pvec_vector_get_ghost_size still gives the previous count;
+ *   - every call on the vector that changes the particles, moves rows, exchanges, copies
+ *     between the mirrors or reads the ghost rows returns PVEC_ERROR_STATE and changes
+ *     nothing: pvec_map, pvec_ghost_get(_begin), pvec_ghost_put(_begin), pvec_vector_sort,
+ *     append, remove, resize, reserve, shrink_to_fit, pvec_vector_remove_marked(_async),
+ *     pvec_vector_spawn_begin, pvec_vector_ids_init, pvec_vector_rebalance (also of its
+ *     leader), pvec_vector_follow, the transfers and pvec_vector_sync, and every neighbour list
+ *     build or update; queries, reductions, pvec_vector_mark_modified and the file writers
+ *     work (they read local rows).
+ *  Other vectors are independent. What travels meanwhile: MPI messages of host mirrors and of
+ *  a CUDA-aware MPI, staged device messages (copied to pinned memory at begin, back at end),
+ *  and the notices of shared memory between ranks of one node (the blocks are read at end);
+ *  CUDA IPC copies complete inside begin. Collective (begin); end is local but completes
+ *  messages every rank's begin posted, so every rank must call it. pvec_vector_destroy of a
+ *  vector in flight completes the exchange first.
+ *  Errors of begin: those of pvec_ghost_get, and STATE (an exchange already in flight, or a
+ *  spawn open). Errors of end: INVALID_HANDLE, STATE (no pvec_ghost_get_begin in flight),
+ *  MPI, CUDA (then the vector has no ghosts and no plan). pvec_last_op_stats after end
+ *  describes the whole exchange. Since 0.1. */
+PVEC_API pvec_status pvec_ghost_get_begin(pvec_vector_t vec, const int* props, int nprops,
+                                          unsigned flags);
+PVEC_API pvec_status pvec_ghost_get_end(pvec_vector_t vec);
+
+/** pvec_ghost_put in two calls: begin (collective; the same arguments and checks as
+ *  pvec_ghost_put) packs the ghost rows of the listed properties and posts the messages;
+ *  pvec_ghost_put_end completes them and combines the values into the local rows, bitwise as
+ *  pvec_ghost_put does. Between them the listed properties' local rows must not be read or
+ *  written (they are combined at end) nor their ghost rows written (this rank's own periodic
+ *  images are read at end); every other property's rows are free. The same calls as during a
+ *  ghost_get in flight return PVEC_ERROR_STATE. Errors of begin: those of pvec_ghost_put, and
+ *  STATE (an exchange already in flight). Errors of end: INVALID_HANDLE, STATE (no
+ *  pvec_ghost_put_begin in flight), MPI, CUDA (then the local rows of the listed properties
+ *  are unspecified). Since 0.1. */
+PVEC_API pvec_status pvec_ghost_put_begin(pvec_vector_t vec, const int* props, int nprops,
+                                          pvec_reduce_op op, unsigned flags);
+PVEC_API pvec_status pvec_ghost_put_end(pvec_vector_t vec);
 
 /* ---- Reductions over the vector's communicator (docs/reductions.md) ---------------------- */
 

@@ -59,9 +59,10 @@ module pvec_capi
       c_pvec_vector_mark_modified, c_pvec_vector_sync, c_pvec_vector_get_mirror_state, &
       c_pvec_vector_set_auto_sync, c_pvec_vector_get_rank, c_pvec_vector_get_nranks, &
       c_pvec_vector_get_subdomain, c_pvec_vector_get_owner_rank, c_pvec_map, c_pvec_ghost_get, &
-      c_pvec_ghost_put, c_pvec_vector_reduce, c_pvec_vector_allreduce, c_pvec_memory_get_stats, &
-      c_pvec_vector_get_op_stats, c_pvec_has_hdf5, c_pvec_vtk_write, c_pvec_checkpoint_write, &
-      c_pvec_checkpoint_describe, c_pvec_checkpoint_get_metadata_count, &
+      c_pvec_ghost_put, c_pvec_ghost_get_begin, c_pvec_ghost_get_end, c_pvec_ghost_put_begin, &
+      c_pvec_ghost_put_end, c_pvec_vector_reduce, c_pvec_vector_allreduce, &
+      c_pvec_memory_get_stats, c_pvec_vector_get_op_stats, c_pvec_has_hdf5, c_pvec_vtk_write, &
+      c_pvec_checkpoint_write, c_pvec_checkpoint_describe, c_pvec_checkpoint_get_metadata_count, &
       c_pvec_checkpoint_get_metadata, c_pvec_checkpoint_restart, c_pvec_cell_list_create, &
       c_pvec_cell_list_build, c_pvec_cell_list_get_info, c_pvec_cell_list_destroy, &
       c_pvec_vector_sort, c_pvec_verlet_create, c_pvec_verlet_options_init, &
@@ -945,6 +946,41 @@ module pvec_capi
       integer(c_int), value :: flags
       integer(c_int) :: r
     end function c_pvec_ghost_put
+    ! pvec_status pvec_ghost_get_begin(pvec_vector_t vec, const int* props, int nprops, unsigned
+    ! flags);
+    function c_pvec_ghost_get_begin(vec, props, nprops, flags) result(r) &
+        bind(C, name='pvec_ghost_get_begin')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      type(c_ptr), value :: props
+      integer(c_int), value :: nprops
+      integer(c_int), value :: flags
+      integer(c_int) :: r
+    end function c_pvec_ghost_get_begin
+    ! pvec_status pvec_ghost_get_end(pvec_vector_t vec);
+    function c_pvec_ghost_get_end(vec) result(r) bind(C, name='pvec_ghost_get_end')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int) :: r
+    end function c_pvec_ghost_get_end
+    ! pvec_status pvec_ghost_put_begin(pvec_vector_t vec, const int* props, int nprops,
+    ! pvec_reduce_op op, unsigned flags);
+    function c_pvec_ghost_put_begin(vec, props, nprops, op, flags) result(r) &
+        bind(C, name='pvec_ghost_put_begin')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      type(c_ptr), value :: props
+      integer(c_int), value :: nprops
+      integer(c_int), value :: op
+      integer(c_int), value :: flags
+      integer(c_int) :: r
+    end function c_pvec_ghost_put_begin
+    ! pvec_status pvec_ghost_put_end(pvec_vector_t vec);
+    function c_pvec_ghost_put_end(vec) result(r) bind(C, name='pvec_ghost_put_end')
+      import :: c_int, c_ptr
+      type(c_ptr), value :: vec
+      integer(c_int) :: r
+    end function c_pvec_ghost_put_end
     ! pvec_status pvec_vector_reduce(pvec_vector_t vec, int prop, pvec_reduce_op op, unsigned flags,
     ! void* result);
     function c_pvec_vector_reduce(vec, prop, op, flags, result) result(r) &

@@ -4,6 +4,14 @@
 using namespace pvec::impl;
 using namespace pvec::impl::capi;
 
+namespace {
+void check_reduce_op(const pvec_reduce_op& op) {
+  const int op_value = enum_value(op);
+  if (op_value < PVEC_REDUCE_ADD || op_value > PVEC_REDUCE_REPLACE)
+    fail(PVEC_ERROR_INVALID_ARGUMENT, "unknown reduction ", op_value);
+}
+}  // namespace
+
 /* ---- 7. Distribution ----------------------------------------------------------------- */
 
 extern "C" pvec_status pvec_vector_get_rank(pvec_vector_t vec, int* rank) {
@@ -59,9 +67,36 @@ extern "C" pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int n
   return guard("pvec_ghost_put", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE);
-    const int op_value = enum_value(op);
-    if (op_value < PVEC_REDUCE_ADD || op_value > PVEC_REDUCE_REPLACE)
-      fail(PVEC_ERROR_INVALID_ARGUMENT, "unknown reduction ", op_value);
+    check_reduce_op(op);
     v.ghost_put(props, nprops, op, flags);
   });
+}
+
+/* ---- Split-phase ghost exchange -------------------------------------------------------- */
+
+extern "C" pvec_status pvec_ghost_get_begin(pvec_vector_t vec, const int* props, int nprops,
+                                            unsigned flags) {
+  return guard("pvec_ghost_get_begin", [&] {
+    auto& v = vec_of(vec);
+    check_flags(flags, PVEC_ON_DEVICE | PVEC_GHOST_REUSE_PLAN | PVEC_GHOST_SKIP_POSITIONS);
+    v.ghost_get_begin(props, nprops, flags);
+  });
+}
+
+extern "C" pvec_status pvec_ghost_get_end(pvec_vector_t vec) {
+  return guard("pvec_ghost_get_end", [&] { vec_of(vec).ghost_get_end(); });
+}
+
+extern "C" pvec_status pvec_ghost_put_begin(pvec_vector_t vec, const int* props, int nprops,
+                                            pvec_reduce_op op, unsigned flags) {
+  return guard("pvec_ghost_put_begin", [&] {
+    auto& v = vec_of(vec);
+    check_flags(flags, PVEC_ON_DEVICE);
+    check_reduce_op(op);
+    v.ghost_put_begin(props, nprops, op, flags);
+  });
+}
+
+extern "C" pvec_status pvec_ghost_put_end(pvec_vector_t vec) {
+  return guard("pvec_ghost_put_end", [&] { vec_of(vec).ghost_put_end(); });
 }

@@ -78,6 +78,7 @@ extern "C" pvec_status pvec_vector_sync(pvec_vector_t vec, const int* props, int
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE | PVEC_ROWS_LOCAL | PVEC_ROWS_GHOST);
     const std::vector<int> cols = v.columns_of(props, nprops, true);
+    v.require_no_flight("pvec_vector_sync");
     v.sync((flags & PVEC_ON_DEVICE) != 0, cols, row_sets(flags));
   });
 }

@@ -30,7 +30,8 @@ constexpr int64_t kChunk = int64_t{1} << 30;
 
 struct Communicator::Impl {
   MPI_Comm comm = MPI_COMM_NULL;
-  std::vector<MPI_Request> pieces;  // exchange_pieces' requests, kept between calls
+  std::vector<MPI_Request> pieces;   // exchange_pieces' requests, kept between calls
+  std::vector<MPI_Request> pending;  // posted without waiting, until wait_pending
 };
 
 // While it runs, errors MPI raises on MPI_COMM_WORLD return instead of aborting the job: an
@@ -153,8 +154,9 @@ void Communicator::exchange_counts(const std::vector<int64_t>& send_counts,
 void Communicator::exchange_data(const void* send, const std::vector<int64_t>& send_counts,
                                  const std::vector<int64_t>& send_displs, void* recv,
                                  const std::vector<int64_t>& recv_counts,
-                                 const std::vector<int64_t>& recv_displs) const {
-  std::vector<MPI_Request> reqs;
+                                 const std::vector<int64_t>& recv_displs, bool wait) const {
+  std::vector<MPI_Request> local;
+  std::vector<MPI_Request>& reqs = wait ? local : impl_->pending;
   auto post = [&](bool is_send, int peer, char* base, int64_t bytes) {
     for (int64_t off = 0, piece = 0; off < bytes; off += kChunk, ++piece) {
       int n = static_cast<int>(std::min(kChunk, bytes - off));
@@ -173,10 +175,20 @@ void Communicator::exchange_data(const void* send, const std::vector<int64_t>& s
     if (send_counts[r] > 0)
       post(true, r, const_cast<char*>(static_cast<const char*>(send)) + send_displs[r],
            send_counts[r]);
+  if (wait && !reqs.empty())
+    check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
+              "MPI_Waitall");
+}
+
+void Communicator::wait_pending() const {
+  std::vector<MPI_Request> reqs;
+  reqs.swap(impl_->pending);
   if (!reqs.empty())
     check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
               "MPI_Waitall");
 }
+
+bool Communicator::pending() const { return !impl_->pending.empty(); }
 
 void* Communicator::shared_window(int64_t bytes, std::vector<char*>& bases) const {
   bases.assign(size_, nullptr);
@@ -221,13 +233,13 @@ void Communicator::sync_shared_window(void* handle) const {
   check_mpi(MPI_Win_sync(*static_cast<MPI_Win*>(handle)), "MPI_Win_sync");
 }
 
-void Communicator::exchange_pieces(const std::vector<Piece>& sends,
-                                   const std::vector<Piece>& recvs) const {
+void Communicator::exchange_pieces(const std::vector<Piece>& sends, const std::vector<Piece>& recvs,
+                                   bool wait) const {
   // One tag for every piece: MPI matches the messages from one rank with one tag in the order
   // they were sent to the receives in the order they were posted.
   constexpr int kPieceTag = 32001;
-  std::vector<MPI_Request>& reqs = impl_->pieces;
-  reqs.clear();
+  std::vector<MPI_Request>& reqs = wait ? impl_->pieces : impl_->pending;
+  if (wait) reqs.clear();
   auto post = [&](bool is_send, const Piece& p) {
     for (int64_t off = 0; off < p.bytes; off += kChunk) {
       const int n = static_cast<int>(std::min(kChunk, p.bytes - off));
@@ -241,7 +253,7 @@ void Communicator::exchange_pieces(const std::vector<Piece>& sends,
   };
   for (const Piece& p : recvs) post(false, p);
   for (const Piece& p : sends) post(true, p);
-  if (!reqs.empty())
+  if (wait && !reqs.empty())
     check_mpi(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE),
               "MPI_Waitall");
 }
@@ -271,7 +283,7 @@ void Communicator::exchange_counts(const std::vector<int64_t>& send_counts,
 void Communicator::exchange_data(const void* send, const std::vector<int64_t>& send_counts,
                                  const std::vector<int64_t>& send_displs, void* recv,
                                  const std::vector<int64_t>&,
-                                 const std::vector<int64_t>& recv_displs) const {
+                                 const std::vector<int64_t>& recv_displs, bool) const {
   if (send_counts[0] > 0)
     std::memcpy(static_cast<char*>(recv) + recv_displs[0],
                 static_cast<const char*>(send) + send_displs[0], send_counts[0]);
@@ -282,11 +294,13 @@ void* Communicator::shared_window(int64_t, std::vector<char*>& bases) const {
 }
 void Communicator::free_shared_window(void*) const noexcept {}
 void Communicator::sync_shared_window(void*) const {}
-void Communicator::exchange_pieces(const std::vector<Piece>& sends,
-                                   const std::vector<Piece>& recvs) const {
+void Communicator::exchange_pieces(const std::vector<Piece>& sends, const std::vector<Piece>& recvs,
+                                   bool) const {
   if (!sends.empty() || !recvs.empty())
     fail(PVEC_ERROR_INTERNAL, "exchange_pieces: a piece from the only rank to itself");
 }
+void Communicator::wait_pending() const {}
+bool Communicator::pending() const { return false; }
 
 #endif
 

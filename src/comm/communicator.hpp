@@ -96,10 +96,12 @@ class Communicator {
 
   void exchange_counts(const std::vector<int64_t>& send_counts,
                        std::vector<int64_t>& recv_counts) const;
+  // With wait false, returns once the messages are posted: they complete in wait_pending(),
+  // and neither buffer may be touched until then (the split-phase ghost exchange).
   void exchange_data(const void* send, const std::vector<int64_t>& send_counts,
                      const std::vector<int64_t>& send_displs, void* recv,
                      const std::vector<int64_t>& recv_counts,
-                     const std::vector<int64_t>& recv_displs) const;
+                     const std::vector<int64_t>& recv_displs, bool wait = true) const;
 
   // A contiguous piece of a message: `bytes` at `at`, to or from rank `peer`.
   struct Piece {
@@ -110,8 +112,15 @@ class Communicator {
   // Sends the pieces `sends` and receives `recvs`, each piece its own message (or several of at
   // most 1 GiB): the pieces between two ranks travel in the order listed, so the receiver lists
   // the same sizes in the sender's order, and they land wherever it points them (a block's
-  // columns straight in their rows). Returns when all are done. No piece from a rank to itself.
-  void exchange_pieces(const std::vector<Piece>& sends, const std::vector<Piece>& recvs) const;
+  // columns straight in their rows). Returns when all are done (wait false: once posted, as
+  // exchange_data). No piece from a rank to itself.
+  void exchange_pieces(const std::vector<Piece>& sends, const std::vector<Piece>& recvs,
+                       bool wait = true) const;
+  // Completes the messages posted with wait false (nothing when none are pending). Throws
+  // PVEC_ERROR_MPI when one failed; none is pending afterwards.
+  void wait_pending() const;
+  // Whether messages posted with wait false have not been completed.
+  bool pending() const;
 
  private:
   struct Impl;

@@ -80,6 +80,13 @@ const char* ShmExchange::exchange(const std::vector<int64_t>& send_bytes,
                                   const std::vector<int64_t>& send_displs,
                                   const std::vector<int64_t>& recv_bytes,
                                   std::vector<int64_t>& recv_displs) {
+  start(send_bytes, send_displs, recv_bytes);
+  return finish(recv_bytes, recv_displs);
+}
+
+void ShmExchange::start(const std::vector<int64_t>& send_bytes,
+                        const std::vector<int64_t>& send_displs,
+                        const std::vector<int64_t>& recv_bytes) {
   const int P = comm_.size();
   std::vector<Communicator::Piece> sends, recvs;
   for (int r = 0; r < P; ++r) {
@@ -91,7 +98,13 @@ const char* ShmExchange::exchange(const std::vector<int64_t>& send_bytes,
       recvs.push_back({r, reinterpret_cast<char*>(&notice_in_[r]), sizeof(int64_t)});
   }
   comm_.sync_shared_window(win_);  // the packed blocks before their notices
-  comm_.exchange_pieces(sends, recvs);
+  comm_.exchange_pieces(sends, recvs, false);
+}
+
+const char* ShmExchange::finish(const std::vector<int64_t>& recv_bytes,
+                                std::vector<int64_t>& recv_displs) {
+  const int P = comm_.size();
+  comm_.wait_pending();
   comm_.sync_shared_window(win_);  // the notices before the blocks' loads
   // Every segment lies in one mapping (Communicator::shared_window): offsets from the first.
   const char* base = bases_[0];

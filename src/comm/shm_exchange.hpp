@@ -55,6 +55,12 @@ class ShmExchange {
   const char* exchange(const std::vector<int64_t>& send_bytes,
                        const std::vector<int64_t>& send_displs,
                        const std::vector<int64_t>& recv_bytes, std::vector<int64_t>& recv_displs);
+  // exchange in two halves: start sends the notices and posts their receives; finish waits
+  // for them and returns what exchange returns. Between them this rank may compute, but must
+  // not write its segment or prepare another exchange.
+  void start(const std::vector<int64_t>& send_bytes, const std::vector<int64_t>& send_displs,
+             const std::vector<int64_t>& recv_bytes);
+  const char* finish(const std::vector<int64_t>& recv_bytes, std::vector<int64_t>& recv_displs);
 
   // Collective: frees the window on every rank.
   void release() noexcept;

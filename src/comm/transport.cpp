@@ -43,6 +43,23 @@ const char* Transport::exchange(bool on_gpu, Route route, const void* send,
                                 std::vector<int64_t>& recv_displs, void* stream,
                                 ScratchBuffer& stage_send, ScratchBuffer& stage_recv,
                                 OpStats& stats) {
+  Flight f = start(on_gpu, route, send, send_bytes, send_displs, recv, recv_bytes, recv_displs,
+                   stream, stage_send, stage_recv, stats);
+  return finish(f, recv_bytes, recv_displs, stats);
+}
+
+Transport::Flight Transport::start(bool on_gpu, Route route, const void* send,
+                                   const std::vector<int64_t>& send_bytes,
+                                   const std::vector<int64_t>& send_displs, void* recv,
+                                   const std::vector<int64_t>& recv_bytes,
+                                   std::vector<int64_t>& recv_displs, void* stream,
+                                   ScratchBuffer& stage_send, ScratchBuffer& stage_recv,
+                                   OpStats& stats) {
+  Flight f;
+  f.on_gpu = on_gpu;
+  f.route = route;
+  f.recv = recv;
+  f.stream = stream;
   const int P = comm_.size(), me = comm_.rank();
   // A rank's own block is always empty: map sends nothing to itself, and ghost_get/ghost_put
   // write or read their own periodic images in place.
@@ -65,34 +82,54 @@ const char* Transport::exchange(bool on_gpu, Route route, const void* send,
                                                   : PVEC_TRANSPORT_MPI_STAGED;
   if (ipc) {
     // Every rank takes part, with or without blocks of its own.
-    recv = const_cast<void*>(ipc_->exchange(send, send_bytes, send_displs, recv_displs, stream));
+    f.got = static_cast<const char*>(
+        ipc_->exchange(send, send_bytes, send_displs, recv_displs, stream));
   } else if (shm) {
     if (send != shm_->segment())
       fail(PVEC_ERROR_INTERNAL, "shared-memory blocks packed outside the shared segment");
-    recv = const_cast<char*>(shm_->exchange(send_bytes, send_displs, recv_bytes, recv_displs));
+    shm_->start(send_bytes, send_displs, recv_bytes);
   } else if (send_total + recv_total == 0) {
     // nothing for MPI
   } else if (!on_gpu || mpi_cuda_aware()) {
-    comm_.exchange_data(send, send_bytes, send_displs, recv, recv_bytes, recv_displs);
+    comm_.exchange_data(send, send_bytes, send_displs, recv, recv_bytes, recv_displs, false);
   } else {
     // Stage through pinned host buffers kept between calls: one copy each way of the whole
     // message area.
     const int64_t send_span = send_displs[P - 1] + send_bytes[P - 1];
-    const int64_t recv_span = recv_displs[P - 1] + recv_bytes[P - 1];
+    f.recv_span = recv_displs[P - 1] + recv_bytes[P - 1];
     void* hs = stage_send.ensure(std::max<int64_t>(send_span, 1));
-    void* hr = stage_recv.ensure(std::max<int64_t>(recv_span, 1));
+    f.stage = stage_recv.ensure(std::max<int64_t>(f.recv_span, 1));
+    f.staged = true;
     copy_bytes(hs, send, send_span, true, stream);
     stream_synchronize(stream);
-    comm_.exchange_data(hs, send_bytes, send_displs, hr, recv_bytes, recv_displs);
-    copy_bytes(recv, hr, recv_span, true, stream);
-    stream_synchronize(stream);
+    comm_.exchange_data(hs, send_bytes, send_displs, f.stage, recv_bytes, recv_displs, false);
   }
   stats.exchange_seconds += seconds_since(t0);
-  return static_cast<const char*>(recv);
+  return f;
+}
+
+const char* Transport::finish(Flight& f, const std::vector<int64_t>& recv_bytes,
+                              std::vector<int64_t>& recv_displs, OpStats& stats) {
+  auto t0 = Clock::now();
+  const char* got = static_cast<const char*>(f.recv);
+  if (f.route == Route::cuda_ipc) {
+    got = f.got;
+  } else if (f.route == Route::shared_memory) {
+    got = shm_->finish(recv_bytes, recv_displs);
+  } else {
+    comm_.wait_pending();
+    if (f.staged) {
+      copy_bytes(f.recv, f.stage, f.recv_span, true, f.stream);
+      stream_synchronize(f.stream);
+    }
+  }
+  stats.exchange_seconds += seconds_since(t0);
+  return got;
 }
 
 void Transport::exchange_pieces(const std::vector<Communicator::Piece>& sends,
-                                const std::vector<Communicator::Piece>& recvs, OpStats& stats) {
+                                const std::vector<Communicator::Piece>& recvs, OpStats& stats,
+                                bool wait) {
   const int me = comm_.rank();
   for (const auto* list : {&sends, &recvs})
     for (const Communicator::Piece& p : *list) {
@@ -101,7 +138,13 @@ void Transport::exchange_pieces(const std::vector<Communicator::Piece>& sends,
     }
   auto t0 = Clock::now();
   stats.transport = comm_.size() == 1 ? PVEC_TRANSPORT_NONE : PVEC_TRANSPORT_MPI;
-  comm_.exchange_pieces(sends, recvs);
+  comm_.exchange_pieces(sends, recvs, wait);
+  stats.exchange_seconds += seconds_since(t0);
+}
+
+void Transport::finish_pieces(OpStats& stats) {
+  auto t0 = Clock::now();
+  comm_.wait_pending();
   stats.exchange_seconds += seconds_since(t0);
 }
 

@@ -55,10 +55,37 @@ class Transport {
                        void* stream, ScratchBuffer& stage_send, ScratchBuffer& stage_recv,
                        OpStats& stats);
 
+  // exchange in two halves, for the split-phase ghost exchange: start posts the messages and
+  // returns; finish completes them and returns what exchange returns (and rewrites
+  // recv_displs as exchange does). Between them the send and receive buffers, the shared
+  // segment and the transport are the flight's: no other exchange may start. What travels
+  // while the caller computes: MPI messages (host buffers, CUDA-aware MPI, and the MPI part of
+  // staging: the device-to-host copy is in start, the host-to-device copy in finish) and the
+  // notices of shared memory; CUDA IPC copies complete inside start.
+  struct Flight {
+    bool on_gpu = false;
+    Route route = Route::mpi;
+    bool staged = false;
+    void* recv = nullptr;       // where the blocks land (staged: the device receive buffer)
+    const char* got = nullptr;  // CUDA IPC: where they landed
+    void* stage = nullptr;      // staged: the pinned receive buffer
+    int64_t recv_span = 0;      // staged: bytes to copy back
+    void* stream = nullptr;
+  };
+  Flight start(bool on_gpu, Route route, const void* send, const std::vector<int64_t>& send_bytes,
+               const std::vector<int64_t>& send_displs, void* recv,
+               const std::vector<int64_t>& recv_bytes, std::vector<int64_t>& recv_displs,
+               void* stream, ScratchBuffer& stage_send, ScratchBuffer& stage_recv, OpStats& stats);
+  const char* finish(Flight& f, const std::vector<int64_t>& recv_bytes,
+                     std::vector<int64_t>& recv_displs, OpStats& stats);
+
   // exchange of host buffers in pieces (Communicator::exchange_pieces), so that the receiver
-  // can point each piece at its final place; the same figures as exchange.
+  // can point each piece at its final place; the same figures as exchange. With wait false
+  // the pieces are only posted: finish_pieces completes them.
   void exchange_pieces(const std::vector<Communicator::Piece>& sends,
-                       const std::vector<Communicator::Piece>& recvs, OpStats& stats);
+                       const std::vector<Communicator::Piece>& recvs, OpStats& stats,
+                       bool wait = true);
+  void finish_pieces(OpStats& stats);
 
   // Collective: unmaps and frees the IPC buffers and the shared window on every rank (the
   // vector's destruction).

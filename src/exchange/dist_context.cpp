@@ -28,6 +28,16 @@ const char* DistContext::exchange(bool device, Route route, const void* send,
                             ws.host_side()[U::recv], stats);
 }
 
+Transport::Flight DistContext::start_exchange(bool device, Route route, const void* send,
+                                              const std::vector<int64_t>& send_bytes,
+                                              const std::vector<int64_t>& send_displs, void* recv,
+                                              const std::vector<int64_t>& recv_bytes,
+                                              std::vector<int64_t>& recv_displs) {
+  return transport.start(device && ps.cuda(), route, send, send_bytes, send_displs, recv,
+                         recv_bytes, recv_displs, ps.stream(), ws.host_side()[U::send],
+                         ws.host_side()[U::recv], stats);
+}
+
 void DistContext::reserve_peers(bool device, size_t words) {
   ws.host_side()[U::peers].ensure_as<int64_t>(words);
   if (device && ps.cuda()) ws.device_side()[U::peers].ensure_as<int64_t>(words);

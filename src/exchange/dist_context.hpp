@@ -57,11 +57,22 @@ struct DistContext {
                        const std::vector<int64_t>& send_bytes,
                        const std::vector<int64_t>& send_displs, void* recv,
                        const std::vector<int64_t>& recv_bytes, std::vector<int64_t>& recv_displs);
-  // Transport::exchange_pieces (host buffers).
-  void exchange_pieces(const std::vector<Communicator::Piece>& sends,
-                       const std::vector<Communicator::Piece>& recvs) {
-    transport.exchange_pieces(sends, recvs, stats);
+  // exchange in two halves (Transport::start / finish): the split-phase ghost exchange.
+  Transport::Flight start_exchange(bool device, Route route, const void* send,
+                                   const std::vector<int64_t>& send_bytes,
+                                   const std::vector<int64_t>& send_displs, void* recv,
+                                   const std::vector<int64_t>& recv_bytes,
+                                   std::vector<int64_t>& recv_displs);
+  const char* finish_exchange(Transport::Flight& f, const std::vector<int64_t>& recv_bytes,
+                              std::vector<int64_t>& recv_displs) {
+    return transport.finish(f, recv_bytes, recv_displs, stats);
   }
+  // Transport::exchange_pieces (host buffers); with wait false completed by finish_pieces.
+  void exchange_pieces(const std::vector<Communicator::Piece>& sends,
+                       const std::vector<Communicator::Piece>& recvs, bool wait = true) {
+    transport.exchange_pieces(sends, recvs, stats, wait);
+  }
+  void finish_pieces() { transport.finish_pieces(stats); }
   // Upload small per-peer arrays to the side an operation runs on; returns their addresses.
   // Allocates nothing when reserve_peers made room for at least as many words.
   int64_t* upload_peers(bool device, const std::vector<const std::vector<int64_t>*>& arrays);

@@ -307,10 +307,10 @@ void host_pieces(const ParticleSet& ps, const MessageLayout& layout, const Ghost
   }
 }
 
-// Sends the columns cols of the plan's entries to their ranks and appends what arrives as the
-// ghosts (own periodic images written in place). Collective.
-void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>& cols, bool device,
-                 Clock::time_point t_start) {
+// Packs the columns cols of the plan's entries for their ranks and posts the messages (own
+// periodic images written in place); finish_ghosts completes them. Collective.
+void start_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>& cols,
+                  bool device, Clock::time_point t_start, GhostFlight& f) {
   ParticleSet& ps = ctx.ps;
   const bool gpu = device && ps.cuda();
   const Exec ex = ps.exec(device);
@@ -320,15 +320,20 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
 
   // The messages: this rank's own periodic images are in none (PackRows writes them straight
   // into the ghost rows), so their blocks are empty.
-  MessageLayout layout(ps, cols);
-  std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
+  f.layout = std::make_unique<MessageLayout>(ps, cols);
+  const MessageLayout& layout = *f.layout;
+  std::vector<int64_t>&send_bytes = f.send_bytes, &send_displs = f.send_displs,
+  &recv_bytes = f.recv_bytes, &recv_displs = f.recv_displs;
   const int64_t send_total = layout.offsets(plan.send_counts, send_bytes, send_displs, me);
   const int64_t recv_total = layout.offsets(plan.recv_counts, recv_bytes, recv_displs, me);
   const Route route = ctx.prepare_exchange(device, send_total, recv_total);
+  f.route = route;
+  f.device = device;
   // Host memory and MPI: large blocks land in the ghost rows (host_pieces), the others in the
   // receive buffer, to be unpacked. Through shared memory every block is copied from its
   // sender's segment into the ghost rows.
   const bool pieces = !gpu && route == Route::mpi;
+  f.pieces = pieces;
   auto landed = [&](int r) { return pieces && plan.recv_counts[r] >= g_piece_rows; };
   bool unpack = false;
   for (int r = 0; r < P; ++r) unpack = unpack || (recv_bytes[r] > 0 && !landed(r));
@@ -346,7 +351,6 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
     growth = ps.reserve_growth(n + plan.n_recv);
   });
   ps.install_growth(growth);
-  const int64_t cap = ps.capacity();
   const std::vector<RowTable> tables = row_tables(ps, layout, device, true, ctx.grid);
   peers = ctx.upload_peers(device, {&send_displs, &plan.send_first, &plan.send_counts});
   const BlockIndex at = plan_index(plan, peers, P, me, n);
@@ -362,16 +366,33 @@ void send_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int>
   });
   ps.sync_stream();  // queued kernels belong to the compute time
   ctx.stats.compute_seconds += seconds_since(t_start);
-  const char* got = recvbuf;
+  f.recvbuf = recvbuf;
   if (pieces) {
     std::vector<Communicator::Piece> sends, recvs;
     host_pieces(ps, layout, plan, device, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes,
                 recv_displs, me, sends, recvs);
-    ctx.exchange_pieces(sends, recvs);
+    ctx.exchange_pieces(sends, recvs, false);
   } else {
-    got = ctx.exchange(device, route, sendbuf, send_bytes, send_displs, recvbuf, recv_bytes,
-                       recv_displs);
+    f.transport = ctx.start_exchange(device, route, sendbuf, send_bytes, send_displs, recvbuf,
+                                     recv_bytes, recv_displs);
   }
+}
+
+// Completes start_ghosts' messages and unpacks what arrived into the ghost rows. Local.
+void finish_ghosts(DistContext& ctx, const GhostPlan& plan, GhostFlight& f) {
+  ParticleSet& ps = ctx.ps;
+  const bool device = f.device;
+  const bool gpu = device && ps.cuda();
+  const int P = ctx.comm.size(), me = ctx.comm.rank();
+  const int64_t n = ps.n_local(), cap = ps.capacity();
+  const MessageLayout& layout = *f.layout;
+  std::vector<int64_t>&recv_bytes = f.recv_bytes, &recv_displs = f.recv_displs;
+  auto landed = [&](int r) { return f.pieces && plan.recv_counts[r] >= g_piece_rows; };
+  const char* got = f.recvbuf;
+  if (f.pieces)
+    ctx.finish_pieces();
+  else
+    got = ctx.finish_exchange(f.transport, recv_bytes, recv_displs);
   auto t_unpack = Clock::now();
   if (!gpu) {  // in parallel ranges of each block's values
     for (int r = 0; r < P; ++r)
@@ -407,6 +428,21 @@ int forced_plan_runs() { return g_plan_runs; }
 void force_ghost_piece_rows(int64_t rows) { g_piece_rows = rows > 0 ? rows : kPieceRows; }
 
 void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsigned flags) {
+  GhostFlight f;
+  ghost_get_begin(ctx, halo, std::move(cols), flags, f);
+  ghost_get_end(ctx, halo, f);
+}
+
+void ghost_get_end(DistContext& ctx, GhostState& halo, GhostFlight& f) {
+  if (f.kind != GhostFlight::Kind::get || !halo.plan)
+    fail(PVEC_ERROR_INTERNAL, "ghost_get_end without its begin");
+  GhostFlight done = std::move(f);
+  f = GhostFlight{};
+  finish_ghosts(ctx, *halo.plan, done);
+}
+
+void ghost_get_begin(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsigned flags,
+                     GhostFlight& f) {
   ctx.stats = OpStats{};
   auto t_start = Clock::now();
   const bool device = (flags & PVEC_ON_DEVICE) != 0;
@@ -449,7 +485,9 @@ void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsign
   ps.flush_device();
 
   if (!reuse) build_plan(ctx, halo, device);
-  send_ghosts(ctx, *halo.plan, cols, device, t_start);
+  f = GhostFlight{};
+  start_ghosts(ctx, *halo.plan, cols, device, t_start, f);
+  f.kind = GhostFlight::Kind::get;
 }
 
 }  // namespace pvec::impl

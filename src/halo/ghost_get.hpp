@@ -3,6 +3,7 @@
 #pragma once
 
 #include "exchange/dist_context.hpp"
+#include "halo/ghost_flight.hpp"
 #include "halo/ghost_plan.hpp"
 
 #include <cstdint>
@@ -15,6 +16,15 @@ namespace pvec::impl {
 // the positions unless PVEC_GHOST_REUSE_PLAN, which every rank must be able to honour
 // (INVALID_ARGUMENT on every rank otherwise). Invalidates pointers when the vector grows.
 void ghost_get(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsigned flags);
+// ghost_get in two halves. begin does all of it up to the messages, which it posts (the plan,
+// the room, the pack, own periodic images written in place), and leaves the flight in f;
+// end (local: waits only for messages posted by every rank's begin) completes them, unpacks
+// them into the ghost rows and sets the ghost count. Between them the ghost rows, the
+// vector's work buffers and its transport belong to the flight. A begin that throws leaves
+// f inactive and nothing posted.
+void ghost_get_begin(DistContext& ctx, GhostState& halo, std::vector<int> cols, unsigned flags,
+                     GhostFlight& f);
+void ghost_get_end(DistContext& ctx, GhostState& halo, GhostFlight& f);
 
 // Tests: while on, the host path builds its plans with the device path's passes (select,
 // count, scan, fill, sort by rank) instead of its own two, so that a test can compare the two

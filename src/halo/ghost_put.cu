@@ -18,8 +18,16 @@ namespace pvec::impl {
 
 using U = Workspace::Use;
 
-void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int>& cols,
+void ghost_put(DistContext& ctx, const GhostPlan* plan, const std::vector<int>& cols,
                pvec_reduce_op op, unsigned flags) {
+  GhostFlight f;
+  ghost_put_begin(ctx, plan, cols, op, flags, f);
+  ghost_put_end(ctx, plan, f);
+}
+
+void ghost_put_begin(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int>& cols,
+                     pvec_reduce_op op, unsigned flags, GhostFlight& f) {
+  f = GhostFlight{};
   ctx.stats = OpStats{};
   auto t_start = Clock::now();
   const bool device = (flags & PVEC_ON_DEVICE) != 0;
@@ -48,8 +56,10 @@ void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int
 
   // Ghost values go back to their sources: the reverse of ghost_get's exchange. The values of
   // this rank's own images stay where they are: ReduceColumn reads them from the ghost rows.
-  MessageLayout layout(ps, cols);
-  std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
+  f.layout = std::make_unique<MessageLayout>(ps, cols);
+  const MessageLayout& layout = *f.layout;
+  std::vector<int64_t>&send_bytes = f.send_bytes, &send_displs = f.send_displs,
+  &recv_bytes = f.recv_bytes, &recv_displs = f.recv_displs;
   const int64_t send_total = layout.offsets(plan.recv_counts, send_bytes, send_displs, me);
   const int64_t recv_total = layout.offsets(plan.send_counts, recv_bytes, recv_displs, me);
   const Route route = ctx.prepare_exchange(device, send_total, recv_total);
@@ -78,8 +88,30 @@ void ghost_put(DistContext& ctx, const GhostPlan* plan_in, const std::vector<int
   ps.sync_stream();  // queued kernels belong to the compute time
   ctx.stats.compute_seconds += seconds_since(t_start);
   // (ReduceColumn only reads the received blocks.)
-  char* got = const_cast<char*>(ctx.exchange(device, route, sendbuf, send_bytes, send_displs,
-                                             recvbuf, recv_bytes, recv_displs));
+  f.route = route;
+  f.device = device;
+  f.op = op;
+  f.recvbuf = recvbuf;
+  f.transport = ctx.start_exchange(device, route, sendbuf, send_bytes, send_displs, recvbuf,
+                                   recv_bytes, recv_displs);
+  f.kind = GhostFlight::Kind::put;
+}
+
+void ghost_put_end(DistContext& ctx, const GhostPlan* plan_in, GhostFlight& flight) {
+  if (flight.kind != GhostFlight::Kind::put || plan_in == nullptr)
+    fail(PVEC_ERROR_INTERNAL, "ghost_put_end without its begin");
+  GhostFlight f = std::move(flight);
+  flight = GhostFlight{};
+  const GhostPlan& plan = *plan_in;
+  ParticleSet& ps = ctx.ps;
+  const bool device = f.device;
+  const Exec ex = ps.exec(device);
+  const int P = ctx.comm.size(), me = ctx.comm.rank();
+  const int64_t n = ps.n_local(), cap = ps.capacity();
+  const MessageLayout& layout = *f.layout;
+  const pvec_reduce_op op = f.op;
+  std::vector<int64_t>& recv_displs = f.recv_displs;
+  char* got = const_cast<char*>(ctx.finish_exchange(f.transport, f.recv_bytes, recv_displs));
   auto t_reduce = Clock::now();
   // (after the exchange: through shared memory each block is read where its sender put it)
   const int64_t* peers =

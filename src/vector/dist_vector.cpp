@@ -111,6 +111,13 @@ DistVector::~DistVector() {
     if (pending_.active) ps_->sync_stream();
   } catch (...) {  // a sticky CUDA error: nothing more can be done while destroying
   }
+  // A split-phase exchange in flight: its messages land in buffers freed below. Every rank
+  // began it (a collective), so completing it waits only for messages already posted.
+  try {
+    if (flight_.kind == GhostFlight::Kind::get) finish_ghost_get("pvec_vector_destroy");
+    if (flight_.kind == GhostFlight::Kind::put) finish_ghost_put("pvec_vector_destroy");
+  } catch (...) {  // an MPI failure: the vector goes anyway
+  }
   // A leader's followers keep the boxes they have, on their own; a follower leaves its leader.
   for (DistVector* f : followers_) f->leader_ = nullptr;
   if (leader_ != nullptr) {
@@ -262,12 +269,13 @@ void DistVector::forget_ghost_plan() {
 }
 
 NeighborInput DistVector::neighbor_input() {
+  require_no_flight("a neighbour search or sort");
   return NeighborInput{*ps_,       grid_, pos_dtype_, ghost_width_, *comm_, halo_.plan.get(),
                        rows_epoch_};
 }
 
 bool DistVector::sort(const SortParams& p) {
-  require_no_spawn("pvec_vector_sort");
+  require_idle("pvec_vector_sort");
   check_current(p.device, all_columns(), kRowsLocal, "pvec_vector_sort");
   // With both mirrors, the other one takes the same permutation: the columns it held as new
   // as this one stay equal; older ones stay older.
@@ -327,7 +335,8 @@ bool DistVector::rebalance(int weight_prop, double threshold, bool device, doubl
     fail(PVEC_ERROR_STATE,
          "this vector follows another's decomposition (pvec_vector_follow): rebalance the "
          "leader, which maps its followers too");
-  require_no_spawn("pvec_vector_rebalance");
+  require_idle("pvec_vector_rebalance");
+  for (const DistVector* f : followers_) f->require_idle("pvec_vector_rebalance (of its leader)");
   check_current_together(device, {0}, kRowsLocal, "pvec_vector_rebalance");
   const bool weighted = weight_prop != PVEC_NO_WEIGHT;
   const Imbalance now = imbalance(weight_prop, device);  // checks the weights
@@ -381,32 +390,32 @@ void DistVector::note_ghost_rows(int column, bool device, bool current) {
 }
 
 void DistVector::reserve(int64_t n) {
-  require_no_spawn("pvec_vector_reserve");
+  require_idle("pvec_vector_reserve");
   ps_->reserve(n);
   dropped_ghosts();
 }
 
 void DistVector::resize(int64_t n) {
-  require_no_spawn("pvec_vector_resize");
+  require_idle("pvec_vector_resize");
   ps_->resize(n);
   dropped_ghosts();
 }
 
 int64_t DistVector::append(int64_t k) {
-  require_no_spawn("pvec_vector_append");
+  require_idle("pvec_vector_append");
   const int64_t first = ps_->append(k);
   dropped_ghosts();
   return first;
 }
 
 void DistVector::remove(const int64_t* indices, int64_t count) {
-  require_no_spawn("pvec_vector_remove");
+  require_idle("pvec_vector_remove");
   ps_->remove(indices, count);
   dropped_ghosts();
 }
 
 void DistVector::shrink_to_fit() {
-  require_no_spawn("pvec_vector_shrink_to_fit");
+  require_idle("pvec_vector_shrink_to_fit");
   ps_->shrink_to_fit();
   dropped_ghosts();
 }
@@ -416,7 +425,7 @@ DistContext DistVector::context() {
 }
 
 int64_t DistVector::map(unsigned flags) {
-  require_no_spawn("pvec_map");
+  require_idle("pvec_map");
   const bool device = (flags & PVEC_ON_DEVICE) != 0;
   DistContext ctx = context();
   ctx.refusal = refusal(device, all_columns(), kRowsLocal, "pvec_map");
@@ -427,7 +436,23 @@ int64_t DistVector::map(unsigned flags) {
 }
 
 void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
-  require_no_spawn("pvec_ghost_get");
+  start_ghost_get(props, nprops, flags, "pvec_ghost_get");
+  finish_ghost_get("pvec_ghost_get");
+}
+
+void DistVector::ghost_get_begin(const int* props, int nprops, unsigned flags) {
+  start_ghost_get(props, nprops, flags, "pvec_ghost_get_begin");
+}
+
+void DistVector::ghost_get_end() {
+  if (flight_.kind != GhostFlight::Kind::get)
+    fail(PVEC_ERROR_STATE, "pvec_ghost_get_end: no pvec_ghost_get_begin in flight",
+         flight_.kind == GhostFlight::Kind::put ? " (a ghost_put is: pvec_ghost_put_end)" : "");
+  finish_ghost_get("pvec_ghost_get_end");
+}
+
+void DistVector::start_ghost_get(const int* props, int nprops, unsigned flags, const char* what) {
+  require_idle(what);
   std::vector<int> cols = columns_of(props, nprops, false);
   const std::vector<int> carried = cols;
   const bool device = (flags & PVEC_ON_DEVICE) != 0;
@@ -440,7 +465,7 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
   if (!skip_pos && std::find(sent.begin(), sent.end(), 0) == sent.end())
     sent.insert(sent.begin(), 0);
   DistContext ctx = context();
-  ctx.refusal = refusal(device, sent, kRowsLocal, "pvec_ghost_get");
+  ctx.refusal = refusal(device, sent, kRowsLocal, what);
   ctx.positions_changed = mirror_state_.version(0, device, kRowsLocal) != pos_sent_version_[device];
   // A new plan may put other particles in the ghost rows (even when it fails half way): no
   // column's ghost rows are current on either mirror until this one brings them.
@@ -450,21 +475,64 @@ void DistVector::ghost_get(const int* props, int nprops, unsigned flags) {
     ghost_current_[1].clear();
     mirror_state_.forget(kRowsGhost);
   }
-  impl::ghost_get(ctx, halo_, std::move(cols), flags);
-  for (const int c : carried) note_ghost_rows(c, device, true);
-  mark_written(device, sent, kRowsGhost, "pvec_ghost_get");
-  if (!skip_pos) pos_sent_version_[device] = mirror_state_.version(0, device, kRowsLocal);
+  impl::ghost_get_begin(ctx, halo_, std::move(cols), flags, flight_);
+  flight_carried_ = carried;
+  flight_sent_ = sent;
+  flight_skip_pos_ = skip_pos;
+  flight_pos_version_ = mirror_state_.version(0, device, kRowsLocal);
+}
+
+void DistVector::finish_ghost_get(const char* what) {
+  const bool device = flight_.device;
+  DistContext ctx = context();
+  try {
+    impl::ghost_get_end(ctx, halo_, flight_);
+  } catch (...) {
+    // The ghost rows hold part of the messages: no ghosts, no plan.
+    ps_->set_sizes(ps_->n_local(), 0);
+    dropped_ghosts();
+    throw;
+  }
+  for (const int c : flight_carried_) note_ghost_rows(c, device, true);
+  mark_written(device, flight_sent_, kRowsGhost, what);
+  if (!flight_skip_pos_) pos_sent_version_[device] = flight_pos_version_;
 }
 
 void DistVector::ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags) {
+  start_ghost_put(props, nprops, op, flags, "pvec_ghost_put");
+  finish_ghost_put("pvec_ghost_put");
+}
+
+void DistVector::ghost_put_begin(const int* props, int nprops, pvec_reduce_op op, unsigned flags) {
+  start_ghost_put(props, nprops, op, flags, "pvec_ghost_put_begin");
+}
+
+void DistVector::ghost_put_end() {
+  if (flight_.kind != GhostFlight::Kind::put)
+    fail(PVEC_ERROR_STATE, "pvec_ghost_put_end: no pvec_ghost_put_begin in flight",
+         flight_.kind == GhostFlight::Kind::get ? " (a ghost_get is: pvec_ghost_get_end)" : "");
+  finish_ghost_put("pvec_ghost_put_end");
+}
+
+void DistVector::start_ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags,
+                                 const char* what) {
+  require_no_flight(what);
   const std::vector<int> cols = columns_of(props, nprops, false);
   const bool device = (flags & PVEC_ON_DEVICE) != 0;
   DistContext ctx = context();
-  ctx.refusal = refusal(device, cols, kRowsAll, "pvec_ghost_put");
+  ctx.refusal = refusal(device, cols, kRowsAll, what);
   // The owners' rows change, so the ghost copies on this mirror no longer match them.
   for (const int c : cols) note_ghost_rows(c, device, false);
-  impl::ghost_put(ctx, halo_.plan.get(), cols, op, flags);
-  mark_written(device, cols, kRowsLocal, "pvec_ghost_put");
+  impl::ghost_put_begin(ctx, halo_.plan.get(), cols, op, flags, flight_);
+  flight_carried_ = cols;
+}
+
+void DistVector::finish_ghost_put(const char* what) {
+  const bool device = flight_.device;
+  DistContext ctx = context();
+  // (A failure here leaves the local rows partly combined: the error says so to the caller.)
+  impl::ghost_put_end(ctx, halo_.plan.get(), flight_);
+  mark_written(device, flight_carried_, kRowsLocal, what);
 }
 
 }  // namespace pvec::impl

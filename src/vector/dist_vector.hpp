@@ -10,6 +10,7 @@
 #include "comm/transport.hpp"
 #include "decomp/cartesian_grid.hpp"
 #include "exchange/dist_context.hpp"
+#include "halo/ghost_flight.hpp"
 #include "halo/ghost_plan.hpp"
 #include "memory/workspace.hpp"
 #include "neighbors/locality_sort.hpp"
@@ -133,6 +134,17 @@ class DistVector {
   int64_t map(unsigned flags);
   void ghost_get(const int* props, int nprops, unsigned flags);
   void ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags);
+  // The split-phase forms (pvec_ghost_get_begin / _end, pvec_ghost_put_begin / _end): begin
+  // does the collective part and posts the messages; end completes them. One exchange in
+  // flight per vector; while one is, every call that changes the particles, moves rows,
+  // exchanges or reads the ghost rows is refused (STATE): require_idle.
+  void ghost_get_begin(const int* props, int nprops, unsigned flags);
+  void ghost_get_end();
+  void ghost_put_begin(const int* props, int nprops, pvec_reduce_op op, unsigned flags);
+  void ghost_put_end();
+  bool in_flight() const { return flight_.active(); }
+  // Throws STATE while a split-phase ghost exchange is in flight (what: the call refused).
+  void require_no_flight(const char* what) const;
   // Any change of local particles invalidates the ghost plan.
   void forget_ghost_plan();
   // The ghosts are gone: forget_ghost_plan, and their rows hold nothing on either mirror.
@@ -219,8 +231,21 @@ class DistVector {
   std::exception_ptr refusal(bool device, const std::vector<int>& columns, unsigned rows,
                              const char* what);
   void throw_stale(bool device, const MirrorState::Stale& st, const char* what) const;
-  // Throws STATE while a spawn is open (what: the operation refused).
-  void require_no_spawn(const char* what) const;
+  // Throws STATE while a spawn is open or a split-phase ghost exchange is in flight (what: the
+  // operation refused).
+  void require_idle(const char* what) const;
+  // The halves of ghost_get and ghost_put, with the name errors give (the blocking call's or
+  // the begin's / end's).
+  void start_ghost_get(const int* props, int nprops, unsigned flags, const char* what);
+  void finish_ghost_get(const char* what);
+  void start_ghost_put(const int* props, int nprops, pvec_reduce_op op, unsigned flags,
+                       const char* what);
+  void finish_ghost_put(const char* what);
+  GhostFlight flight_;               // the exchange in flight (inactive: none)
+  std::vector<int> flight_carried_;  // ghost_get: the listed columns; ghost_put: its columns
+  std::vector<int> flight_sent_;     // ghost_get: what travels (the positions too, unless left out)
+  bool flight_skip_pos_ = false;
+  uint64_t flight_pos_version_ = 0;  // the local positions' version when they were packed
   PendingRemoval pending_;
   RemovalScratch removal_;
   SpawnState spawn_;

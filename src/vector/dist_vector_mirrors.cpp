@@ -80,6 +80,7 @@ unsigned DistVector::currency(int column) const {
 
 void DistVector::transfer(bool to_device, const std::vector<int>& columns, void* stream,
                           bool wait) {
+  require_no_flight(to_device ? "a copy to the device mirror" : "a copy to the host mirror");
   // Copying older local rows over newer ones would lose the newer values: refused (with
   // automatic synchronisation too: the caller asked for this copy). Ghost rows that are older
   // on the source are left out: the destination keeps its newer ghosts.
@@ -103,11 +104,21 @@ void DistVector::transfer(bool to_device, const std::vector<int>& columns, void*
   for (const int c : whole) note_ghost_rows(c, to_device, ghost_rows_current(c, !to_device));
 }
 
-void DistVector::require_no_spawn(const char* what) const {
+void DistVector::require_idle(const char* what) const {
+  require_no_flight(what);
   if (spawn_.open)
     fail(PVEC_ERROR_STATE, what,
          " changes the particles while a spawn is open: commit or cancel it first "
          "(pvec_vector_spawn_commit / _cancel)");
+}
+
+void DistVector::require_no_flight(const char* what) const {
+  if (!flight_.active()) return;
+  const bool get = flight_.kind == GhostFlight::Kind::get;
+  fail(PVEC_ERROR_STATE, what, " while a ", get ? "pvec_ghost_get_begin" : "pvec_ghost_put_begin",
+       " is in flight on this vector: its ", get ? "ghost rows" : "rows",
+       ", work buffers and messages are the exchange's until ",
+       get ? "pvec_ghost_get_end" : "pvec_ghost_put_end");
 }
 
 }  // namespace pvec::impl

@@ -39,7 +39,7 @@ void check_marks(const ParticleSet& ps, const MarkSource& mark, bool device) {
 }  // namespace
 
 int64_t DistVector::remove_marked(const MarkSource& mark, unsigned flags) {
-  require_no_spawn("pvec_vector_remove_marked");
+  require_idle("pvec_vector_remove_marked");
   const bool device = (flags & PVEC_ON_DEVICE) != 0;
   check_marks(*ps_, mark, device);
   check_current(device, all_columns(), kRowsLocal, "pvec_vector_remove_marked");
@@ -62,7 +62,7 @@ void DistVector::remove_marked_async(const MarkSource& mark, unsigned flags,
     if (n_removed_dev != nullptr) *n_removed_dev = removed;
     return;
   }
-  require_no_spawn("pvec_vector_remove_marked_async");
+  require_idle("pvec_vector_remove_marked_async");
   check_marks(*ps_, mark, true);
   if (n_removed_dev != nullptr && !device_readable(n_removed_dev))
     fail(PVEC_ERROR_INVALID_ARGUMENT, "n_removed_dev is not device memory");
@@ -86,6 +86,7 @@ void DistVector::settle() {
 }
 
 pvec_spawner DistVector::spawn_begin(int64_t max_new, unsigned flags) {
+  require_no_flight("pvec_vector_spawn_begin");
   if (spawn_.open) fail(PVEC_ERROR_STATE, "a spawn is already open: commit or cancel it first");
   const bool device = (flags & PVEC_ON_DEVICE) != 0;
   check_current(device, all_columns(), kRowsLocal, "pvec_vector_spawn_begin");
@@ -127,7 +128,7 @@ void DistVector::ids_init(int prop, unsigned flags) {
   const bool keep = (flags & PVEC_IDS_KEEP) != 0;
   int col = -1;
   comm_->agree("pvec_vector_ids_init", [&] {
-    require_no_spawn("pvec_vector_ids_init");
+    require_idle("pvec_vector_ids_init");
     col = column_of(prop);
     const PropertySpec& s = ps_->column(col).spec;
     if (col == 0 || (s.dtype != PVEC_INT64 && s.dtype != PVEC_UINT64) || s.ncomp != 1 ||

@@ -47,3 +47,8 @@ pvec_add_dist_whitebox(dist_host_threads ${CMAKE_CURRENT_LIST_DIR}/force_host_th
 if(PVEC_HAVE_OPENMP)
   target_compile_definitions(dist_host_threads PRIVATE PVEC_TEST_HOST_OPENMP=1)
 endif()
+
+# The split-phase ghost exchange against the blocking calls, its refusals, a destroy in flight;
+# again with shared memory and CUDA IPC off (MPI messages, staged on the device).
+pvec_add_dist_test(split_phase ${CMAKE_CURRENT_LIST_DIR}/test_dist_split_phase.cpp)
+pvec_add_dist_staged(split_phase)

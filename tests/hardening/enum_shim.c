@@ -25,4 +25,8 @@ pvec_status shim_schema_add_tensor(pvec_schema_t s, const char* name, int dtype,
 pvec_status shim_ghost_put(pvec_vector_t v, const int* props, int nprops, int op, unsigned flags) {
   return pvec_ghost_put(v, props, nprops, (pvec_reduce_op)op, flags);
 }
+pvec_status shim_ghost_put_begin(pvec_vector_t v, const int* props, int nprops, int op,
+                                 unsigned flags) {
+  return pvec_ghost_put_begin(v, props, nprops, (pvec_reduce_op)op, flags);
+}
 void shim_set_pos_dtype(pvec_vector_desc* d, int dtype) { d->pos_dtype = (pvec_dtype)dtype; }

@@ -38,6 +38,8 @@ pvec_status shim_schema_add_vector(pvec_schema_t s, const char* name, int dtype,
 pvec_status shim_schema_add_tensor(pvec_schema_t s, const char* name, int dtype, int64_t n,
                                    int64_t m, int* index);
 pvec_status shim_ghost_put(pvec_vector_t v, const int* props, int nprops, int op, unsigned flags);
+pvec_status shim_ghost_put_begin(pvec_vector_t v, const int* props, int nprops, int op,
+                                 unsigned flags);
 void shim_set_pos_dtype(pvec_vector_desc* d, int dtype);
 }
 
@@ -205,6 +207,12 @@ std::vector<std::pair<std::string, std::function<pvec_status(pvec_vector_t)>>> v
       {"pvec_ghost_get", [](pvec_vector_t v) { return pvec_ghost_get(v, nullptr, 0, 0); }},
       {"pvec_ghost_put",
        [](pvec_vector_t v) { return pvec_ghost_put(v, nullptr, 0, PVEC_REDUCE_ADD, 0); }},
+      {"pvec_ghost_get_begin",
+       [](pvec_vector_t v) { return pvec_ghost_get_begin(v, nullptr, 0, 0); }},
+      {"pvec_ghost_get_end", [](pvec_vector_t v) { return pvec_ghost_get_end(v); }},
+      {"pvec_ghost_put_begin",
+       [](pvec_vector_t v) { return pvec_ghost_put_begin(v, nullptr, 0, PVEC_REDUCE_ADD, 0); }},
+      {"pvec_ghost_put_end", [](pvec_vector_t v) { return pvec_ghost_put_end(v); }},
       {"pvec_vector_get_op_stats",
        [](pvec_vector_t v) { return pvec_vector_get_op_stats(v, &ops); }},
       // 11. Load balance.
@@ -879,7 +887,36 @@ std::vector<Row> build_rows(Ctx& c) {
     add("pvec_ghost_put", pl.what, pl.want, [props, n](Ctx& x) {
       return pvec_ghost_put(x.witness.get(), props.data(), n, PVEC_REDUCE_MAX, 0);
     });
+    add("pvec_ghost_get_begin", pl.what, pl.want, [props, n](Ctx& x) {
+      return pvec_ghost_get_begin(x.witness.get(), props.data(), n, 0);
+    });
+    add("pvec_ghost_put_begin", pl.what, pl.want, [props, n](Ctx& x) {
+      return pvec_ghost_put_begin(x.witness.get(), props.data(), n, PVEC_REDUCE_MAX, 0);
+    });
   }
+  // The split-phase forms: the blocking calls' checks, and an end without its begin.
+  for (unsigned flags : {unsigned{PVEC_MAP_REMOVE_OUTSIDE}, 1u << 4, 1u << 31})
+    add("pvec_ghost_get_begin", "flags " + std::to_string(flags), IA,
+        [flags](Ctx& x) { return pvec_ghost_get_begin(x.witness.get(), nullptr, 0, flags); });
+  add("pvec_ghost_get_begin", "SKIP_POSITIONS without REUSE_PLAN", IA, [](Ctx& x) {
+    return pvec_ghost_get_begin(x.witness.get(), nullptr, 0, PVEC_GHOST_SKIP_POSITIONS);
+  });
+  add("pvec_ghost_get_begin", "REUSE_PLAN without a plan", IA, [](Ctx& x) {
+    return pvec_ghost_get_begin(x.out_z.get(), nullptr, 0, PVEC_GHOST_REUSE_PLAN);
+  });
+  add("pvec_ghost_get_end", "nothing in flight", PVEC_ERROR_STATE,
+      [](Ctx& x) { return pvec_ghost_get_end(x.witness.get()); });
+  add("pvec_ghost_put_begin", "without a plan", IA, [](Ctx& x) {
+    return pvec_ghost_put_begin(x.out_z.get(), nullptr, 0, PVEC_REDUCE_ADD, 0);
+  });
+  for (int op : {-1, 4, std::numeric_limits<int>::max()})
+    add("pvec_ghost_put_begin", "op " + std::to_string(op), IA,
+        [op](Ctx& x) { return shim_ghost_put_begin(x.witness.get(), nullptr, 0, op, 0); });
+  add("pvec_ghost_put_begin", "flags " + std::to_string(1u << 31), IA, [](Ctx& x) {
+    return pvec_ghost_put_begin(x.witness.get(), nullptr, 0, PVEC_REDUCE_ADD, 1u << 31);
+  });
+  add("pvec_ghost_put_end", "nothing in flight", PVEC_ERROR_STATE,
+      [](Ctx& x) { return pvec_ghost_put_end(x.witness.get()); });
 
   // ---- Section 7: reductions. ----
   add("pvec_vector_reduce", "result NULL", IA,
