@@ -114,12 +114,13 @@ void each_column(ParticleSet& ps, bool device, F&& f) {
   }
 }
 
-void set_kinds(ParticleSet& ps, RemovalScratch& s) {
-  if (s.kinds_set) return;
+void set_kinds(ParticleSet& ps, RemovalScratch& scratch) {
+  if (scratch.kinds_set) return;
+  RemovalBuffers& s = scratch.device;
   for (ScratchBuffer* b : {&s.votes, &s.tmp, &s.removed, &s.tail, &s.rows, &s.counts})
     b->set_kind(ps.device_kind());
-  s.landing.set_kind(ps.cuda() ? MemKind::pinned : MemKind::host);
-  s.kinds_set = true;
+  scratch.landing.set_kind(ps.cuda() ? MemKind::pinned : MemKind::host);
+  scratch.kinds_set = true;
 }
 
 size_t widest_row(const ParticleSet& ps) {
@@ -133,8 +134,10 @@ size_t widest_row(const ParticleSet& ps) {
 // host the selections return their counts and the moves run in order (in place, rows only
 // move down).
 void queue_removal(ParticleSet& ps, bool device, const MarkSource& mark, bool keep_order,
-                   RemovalScratch& s, int64_t* counts) {
+                   RemovalScratch& scratch, int64_t* counts) {
   const Exec ex = ps.exec(device);
+  // The buffers of the memory the passes run in (the host's on a CUDA vector's host mirror).
+  RemovalBuffers& s = ex.on_device ? scratch.device : scratch.host;
   const int64_t n = ps.n_local(), cap = ps.capacity();
   const bool narrow = IndexList::fits_narrow(n);
   const int64_t ie = IndexList::elem_size(narrow);
@@ -204,7 +207,7 @@ int64_t remove_marked(ParticleSet& ps, bool device, const MarkSource& mark, bool
   int64_t removed = 0;
   if (ps.n_local() > 0) {
     if (ex.on_device) {
-      int64_t* counts = scratch.counts.ensure_as<int64_t>(2);
+      int64_t* counts = scratch.device.counts.ensure_as<int64_t>(2);
       queue_removal(ps, device, mark, keep_order, scratch, counts);
       copy_bytes(&removed, counts, sizeof removed, true, ps.stream());
       stream_synchronize(ps.stream());
@@ -225,7 +228,7 @@ void remove_marked_async(ParticleSet& ps, const MarkSource& mark, bool keep_orde
   as_cub_count(ps.n_local());
   ps.flush_device();
   int64_t* landing = scratch.landing.ensure_as<int64_t>(1);
-  int64_t* counts = scratch.counts.ensure_as<int64_t>(2);
+  int64_t* counts = scratch.device.counts.ensure_as<int64_t>(2);
   if (ps.n_local() == 0) {
     *landing = 0;
     if (count_out != nullptr) copy_bytes(count_out, landing, sizeof(int64_t), true, ps.stream());

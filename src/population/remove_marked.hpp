@@ -18,10 +18,15 @@ struct MarkSource {
   const int32_t* flags = nullptr;  // used when column < 0
 };
 
-// The work buffers of removals, kept between calls, and the count of an asynchronous removal
-// that the host has not read yet.
-struct RemovalScratch {
+// The work buffers of one mirror's removals.
+struct RemovalBuffers {
   ScratchBuffer votes, tmp, removed, tail, rows, counts;
+};
+// The work buffers of removals, kept between calls (host memory for removals on the host
+// mirror, the device's for those on the device mirror), and the count of an asynchronous
+// removal that the host has not read yet.
+struct RemovalScratch {
+  RemovalBuffers host, device;
   ScratchBuffer landing{MemKind::pinned};  // the count, copied for the host to read
   bool kinds_set = false;
 };

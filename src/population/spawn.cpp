@@ -15,10 +15,10 @@ pvec_spawner open_spawn(ParticleSet& ps, bool device, int64_t max_new, SpawnStat
     fail(PVEC_ERROR_OVERFLOW, "room for ", max_new, " more particles after ", n, " overflows");
   const bool gpu = device && ps.cuda();
   if (!st.kind_set) {
-    st.counter.set_kind(ps.device_kind());
+    st.device_counter.set_kind(ps.device_kind());
     st.kind_set = true;
   }
-  auto* counter = st.counter.ensure_as<unsigned long long>(1);
+  auto* counter = st.counter(gpu).ensure_as<unsigned long long>(1);
   ps.sync_stream();
   ps.flush_device();
   ps.grow_for(n + max_new, n);  // the ghosts are dropped: they need not be copied
@@ -52,7 +52,7 @@ pvec_spawner open_spawn(ParticleSet& ps, bool device, int64_t max_new, SpawnStat
 int64_t claimed_slots(ParticleSet& ps, SpawnState& st) {
   unsigned long long c = 0;
   const bool gpu = st.device && ps.cuda();
-  copy_bytes(&c, st.counter.ensure_as<unsigned long long>(1), sizeof c, gpu, ps.stream());
+  copy_bytes(&c, st.counter(gpu).ensure_as<unsigned long long>(1), sizeof c, gpu, ps.stream());
   ps.sync_stream();
   if (c > static_cast<unsigned long long>(std::numeric_limits<int64_t>::max()))
     return std::numeric_limits<int64_t>::max();

@@ -13,11 +13,14 @@ namespace pvec::impl {
 
 struct SpawnState {
   bool open = false;
-  bool device = false;    // the mirror the spawn writes
-  int64_t first = 0;      // the row of slot 0
-  int64_t limit = 0;      // the slots reserved
-  ScratchBuffer counter;  // one unsigned long long in the spawn mirror's memory
+  bool device = false;  // the mirror the spawn writes
+  int64_t first = 0;    // the row of slot 0
+  int64_t limit = 0;    // the slots reserved
+  // The claim counter, one unsigned long long in the memory of the spawn's mirror: host
+  // memory for the host mirror (of any vector), the device's for a CUDA vector's device mirror.
+  ScratchBuffer host_counter, device_counter;
   bool kind_set = false;
+  ScratchBuffer& counter(bool gpu) { return gpu ? device_counter : host_counter; }
 };
 
 // Grows the capacity to hold max_new more local particles (dropping the ghosts), zeroes rows
