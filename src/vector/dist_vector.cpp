@@ -446,7 +446,7 @@ void DistVector::ghost_get_begin(const int* props, int nprops, unsigned flags) {
 
 void DistVector::ghost_get_end() {
   if (flight_.kind != GhostFlight::Kind::get)
-    fail(PVEC_ERROR_STATE, "pvec_ghost_get_end: no pvec_ghost_get_begin in flight",
+    fail(PVEC_ERROR_STATE, "no pvec_ghost_get_begin in flight",
          flight_.kind == GhostFlight::Kind::put ? " (a ghost_put is: pvec_ghost_put_end)" : "");
   finish_ghost_get("pvec_ghost_get_end");
 }
@@ -509,7 +509,7 @@ void DistVector::ghost_put_begin(const int* props, int nprops, pvec_reduce_op op
 
 void DistVector::ghost_put_end() {
   if (flight_.kind != GhostFlight::Kind::put)
-    fail(PVEC_ERROR_STATE, "pvec_ghost_put_end: no pvec_ghost_put_begin in flight",
+    fail(PVEC_ERROR_STATE, "no pvec_ghost_put_begin in flight",
          flight_.kind == GhostFlight::Kind::get ? " (a ghost_get is: pvec_ghost_get_end)" : "");
   finish_ghost_put("pvec_ghost_put_end");
 }

@@ -887,9 +887,8 @@ std::vector<Row> build_rows(Ctx& c) {
     add("pvec_ghost_put", pl.what, pl.want, [props, n](Ctx& x) {
       return pvec_ghost_put(x.witness.get(), props.data(), n, PVEC_REDUCE_MAX, 0);
     });
-    add("pvec_ghost_get_begin", pl.what, pl.want, [props, n](Ctx& x) {
-      return pvec_ghost_get_begin(x.witness.get(), props.data(), n, 0);
-    });
+    add("pvec_ghost_get_begin", pl.what, pl.want,
+        [props, n](Ctx& x) { return pvec_ghost_get_begin(x.witness.get(), props.data(), n, 0); });
     add("pvec_ghost_put_begin", pl.what, pl.want, [props, n](Ctx& x) {
       return pvec_ghost_put_begin(x.witness.get(), props.data(), n, PVEC_REDUCE_MAX, 0);
     });
@@ -906,9 +905,8 @@ std::vector<Row> build_rows(Ctx& c) {
   });
   add("pvec_ghost_get_end", "nothing in flight", PVEC_ERROR_STATE,
       [](Ctx& x) { return pvec_ghost_get_end(x.witness.get()); });
-  add("pvec_ghost_put_begin", "without a plan", IA, [](Ctx& x) {
-    return pvec_ghost_put_begin(x.out_z.get(), nullptr, 0, PVEC_REDUCE_ADD, 0);
-  });
+  add("pvec_ghost_put_begin", "without a plan", IA,
+      [](Ctx& x) { return pvec_ghost_put_begin(x.out_z.get(), nullptr, 0, PVEC_REDUCE_ADD, 0); });
   for (int op : {-1, 4, std::numeric_limits<int>::max()})
     add("pvec_ghost_put_begin", "op " + std::to_string(op), IA,
         [op](Ctx& x) { return shim_ghost_put_begin(x.witness.get(), nullptr, 0, op, 0); });
