@@ -21,10 +21,11 @@
 //
 // The generation rule (pvec.h, "Pointer lifetime"): a raw pointer, pvec_layout or pvec::view
 // obtained from a vector stays valid until the next call on that vector that may reallocate
-// or reorder: reserve, resize, append, remove, shrink_to_fit, map, ghost_get, sort and destruction
-// (reset, move-assignment onto it, the destructor). Each of those that does reallocate or
-// reorder increments vector::generation(); vector::is_current / vector::check_view compare a
-// view's generation with it. Transfers, queries and ghost_put invalidate nothing.
+// or reorder: reserve, resize, append, remove, shrink_to_fit, map, ghost_get, ghost_get_begin,
+// sort and destruction (reset, move-assignment onto it, the destructor). Each of those that does
+// reallocate or reorder increments vector::generation(); vector::is_current /
+// vector::check_view compare a view's generation with it. Transfers, queries, ghost_get_end and
+// ghost_put (and its begin and end) invalidate nothing.
 //
 // Example:
 //
@@ -823,6 +824,53 @@ class vector {
     check(pvec_ghost_put(handle_, detail::props_ptr(props.begin(), props.size()),
                          detail::props_count(props.size()), op, flags));
   }
+
+  // ---- Split-phase ghost exchange (collective begin, docs/overlap.md) ----------------------
+  //
+  // ghost_get / ghost_put in two calls, so that the caller computes while the messages travel;
+  // the result is bitwise the blocking call's. Every rank calls begin, then end. While one is
+  // in flight, map, ghost_get, ghost_put (and their begins), sort, append, remove, resize,
+  // reserve, shrink_to_fit, remove_marked, spawn_begin, ids_init, rebalance, follow, the
+  // transfers, sync and every neighbour list build throw pvec::error PVEC_ERROR_STATE and
+  // change nothing; queries, reductions, mark_modified and the writers work. Other vectors are
+  // independent. Destroying the vector in flight completes the exchange first.
+
+  /// ghost_get's first half: checks, plans, packs and posts every property and the positions
+  /// (may grow the vector: invalidates views, as ghost_get does). Until ghost_get_end the local
+  /// rows may be read and written on either mirror (what travels was packed here); the ghost
+  /// rows must not be touched, and ghost_size() still gives the previous count. Throws
+  /// pvec::error as ghost_get does, and PVEC_ERROR_STATE (an exchange in flight, a spawn open).
+  void ghost_get_begin(unsigned flags = 0) {
+    check(pvec_ghost_get_begin(handle_, nullptr, 0, flags));
+  }
+  /// As above; the listed properties and the positions travel.
+  void ghost_get_begin(std::initializer_list<int> props, unsigned flags = 0) {
+    check(pvec_ghost_get_begin(handle_, detail::props_ptr(props.begin(), props.size()),
+                               detail::props_count(props.size()), flags));
+  }
+  /// Completes ghost_get_begin and writes the ghost rows. Local, but every rank must call it.
+  /// Throws pvec::error PVEC_ERROR_STATE (no ghost_get_begin in flight), MPI, CUDA (then the
+  /// vector has no ghosts and no plan).
+  void ghost_get_end() { check(pvec_ghost_get_end(handle_)); }
+  /// ghost_put's first half: packs the ghost rows of every property (not the positions) and
+  /// posts them. Until ghost_put_end the properties' local rows must not be read or written
+  /// (they are combined at end) nor their ghost rows written; the positions are free.
+  /// Invalidates nothing. Throws pvec::error as ghost_put does, and PVEC_ERROR_STATE (an
+  /// exchange in flight).
+  void ghost_put_begin(pvec_reduce_op op = PVEC_REDUCE_ADD, unsigned flags = 0) {
+    check(pvec_ghost_put_begin(handle_, nullptr, 0, op, flags));
+  }
+  /// As above, for the listed properties only: until ghost_put_end their local rows must not be
+  /// read or written nor their ghost rows written; every other property's rows are free.
+  void ghost_put_begin(std::initializer_list<int> props, pvec_reduce_op op = PVEC_REDUCE_ADD,
+                       unsigned flags = 0) {
+    check(pvec_ghost_put_begin(handle_, detail::props_ptr(props.begin(), props.size()),
+                               detail::props_count(props.size()), op, flags));
+  }
+  /// Completes ghost_put_begin and combines the values into the local rows. Local, but every
+  /// rank must call it. Throws pvec::error PVEC_ERROR_STATE (no ghost_put_begin in flight),
+  /// MPI, CUDA (then the listed properties' local rows are unspecified).
+  void ghost_put_end() { check(pvec_ghost_put_end(handle_)); }
 
   // ---- Locality sort (local, not collective) ---------------------------------------------
 

@@ -1,6 +1,6 @@
-!> pvec_distribution -- the vector over MPI ranks: ranks, owners, pvec_map, ghosts, and the
-!> figures of the last of these calls (pvec.h sections 7 and 8). Reductions over the ranks are
-!> pvec_reductions'; the subdomain query is pvec_vectors'.
+!> pvec_distribution -- the vector over MPI ranks: ranks, owners, pvec_map, ghosts (blocking and
+!> split-phase), and the figures of the last of these calls (pvec.h sections 7 and 8).
+!> Reductions over the ranks are pvec_reductions'; the subdomain query is pvec_vectors'.
 module pvec_distribution
   use, intrinsic :: iso_c_binding
   use pvec_capi
@@ -10,6 +10,7 @@ module pvec_distribution
   private
   public :: pvec_vector_get_rank, pvec_vector_get_nranks, pvec_vector_get_owner_rank
   public :: pvec_map, pvec_ghost_get, pvec_ghost_put, pvec_vector_get_op_stats
+  public :: pvec_ghost_get_begin, pvec_ghost_get_end, pvec_ghost_put_begin, pvec_ghost_put_end
 
   interface pvec_map
     module procedure map_i64, map_i32
@@ -135,6 +136,76 @@ contains
     call props_arg(props, buf, p, n)
     call finish_c(c_pvec_ghost_put(vec%h, p, n, int(op, c_int), f), stat, errmsg)
   end subroutine pvec_ghost_put
+
+  ! ---- Split-phase ghost exchange (docs/overlap.md) ------------------------------------------
+  ! pvec_ghost_get / pvec_ghost_put in two calls, so that the program computes while the
+  ! messages travel; the result is bitwise the blocking call's. Every rank calls begin
+  ! (collective), then end. While one is in flight, pvec_map, the ghost exchanges (and their
+  ! begins), pvec_vector_sort, append, remove, resize, reserve, shrink_to_fit, removal by mark,
+  ! spawns, ids_init, rebalance, follow, the transfers, sync and neighbour list builds return
+  ! PVEC_ERROR_STATE and change nothing; queries, reductions, mark_modified and the writers
+  ! work. Other vectors are independent. pvec_vector_destroy in flight completes it first.
+
+  !> First half of pvec_ghost_get (the same arguments; collective): plan, pack and post the
+  !> messages. May grow the vector (invalidates views, as pvec_ghost_get does). Until
+  !> pvec_ghost_get_end the local rows may be read and written on either mirror (what travels
+  !> was packed here); the ghost rows must not be touched, and pvec_vector_get_ghost_size
+  !> still gives the previous count. PVEC_ERROR_STATE: an exchange in flight, a spawn open.
+  subroutine pvec_ghost_get_begin(vec, props, flags, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in), optional :: props(:)
+    integer, intent(in), optional :: flags
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n, f
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    call props_arg(props, buf, p, n)
+    call finish_c(c_pvec_ghost_get_begin(vec%h, p, n, f), stat, errmsg)
+  end subroutine pvec_ghost_get_begin
+
+  !> Complete pvec_ghost_get_begin and write the ghost rows. Local, but every rank must call
+  !> it. PVEC_ERROR_STATE: no pvec_ghost_get_begin in flight; after MPI or CUDA errors the
+  !> vector has no ghosts and no plan.
+  subroutine pvec_ghost_get_end(vec, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_ghost_get_end(vec%h), stat, errmsg)
+  end subroutine pvec_ghost_get_end
+
+  !> First half of pvec_ghost_put (the same arguments and order: op before the optional props;
+  !> collective): pack the ghost rows of the listed properties (absent: all) and post them.
+  !> Until pvec_ghost_put_end their local rows must not be read or written (they are combined
+  !> at end) nor their ghost rows written; every other property's rows are free.
+  !> PVEC_ERROR_STATE: an exchange in flight.
+  subroutine pvec_ghost_put_begin(vec, op, props, flags, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(in) :: op
+    integer, intent(in), optional :: props(:)
+    integer, intent(in), optional :: flags
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n, f
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    call props_arg(props, buf, p, n)
+    call finish_c(c_pvec_ghost_put_begin(vec%h, p, n, int(op, c_int), f), stat, errmsg)
+  end subroutine pvec_ghost_put_begin
+
+  !> Complete pvec_ghost_put_begin: combine the values into the local rows. Local, but every
+  !> rank must call it. PVEC_ERROR_STATE: no pvec_ghost_put_begin in flight; after MPI or CUDA
+  !> errors the listed properties' local rows are unspecified.
+  subroutine pvec_ghost_put_end(vec, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    call finish_c(c_pvec_ghost_put_end(vec%h), stat, errmsg)
+  end subroutine pvec_ghost_put_end
 
   !> Figures of the last distribution call on vec (zeros before the first).
   subroutine pvec_vector_get_op_stats(vec, stats, stat, errmsg)

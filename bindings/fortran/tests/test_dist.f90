@@ -3,7 +3,9 @@
 !> EVEN with deterministic positions from their global id. Checks: map conserves the global
 !> count and the id checksum and puts every particle in its rank's subdomain; ghost_get brings
 !> ghosts that lie within the ghost width of the subdomain; ghost_put(ADD) of 1 from every
-!> ghost adds up to the global ghost count.
+!> ghost adds up to the global ghost count; the split phase (pvec_ghost_get_begin/_end,
+!> pvec_ghost_put_begin/_end) gives the blocking calls' rows, refuses pvec_map in flight and an
+!> end without its begin with PVEC_ERROR_STATE.
 program test_dist
   use, intrinsic :: iso_c_binding
   use mpi
@@ -15,10 +17,12 @@ program test_dist
   type(pvec_vector) :: vec
   type(pvec_op_stats) :: ops
   real(c_double), pointer :: x(:, :), w(:)
+  real(c_double), allocatable :: xg(:, :), wg(:), wl(:)
+  integer(c_int64_t), allocatable :: idg(:)
   integer(c_int64_t), pointer :: id(:)
   integer(c_int64_t) :: n, ng, i, first_id, total, idsum, n_removed, gtotal, wsum
   real(c_double) :: lo(2), hi(2), width, p(2)
-  integer :: ierr, rank, nranks, owner
+  integer :: ierr, rank, nranks, owner, st
   integer(c_int64_t), parameter :: np = 200
 
   call MPI_Init(ierr)
@@ -101,6 +105,70 @@ program test_dist
     call check(ops%bytes_sent == 0, 'own periodic images travel in no message')
   call check(ops%transport >= PVEC_TRANSPORT_NONE .and. ops%transport <= PVEC_TRANSPORT_SHARED_MEMORY, &
              'op stats transport is a PVEC_TRANSPORT_* value')
+
+  ! Split phase (pvec_ghost_get_begin/_end, pvec_ghost_put_begin/_end): bitwise the blocking
+  ! calls. The blocking result is saved, the ghost rows overwritten, and the split call must
+  ! bring the same rows back.
+  call pvec_ghost_get_end(vec, stat=st)
+  call check_status(st, PVEC_ERROR_STATE, 'pvec_ghost_get_end without a begin')
+  call pvec_ghost_put_end(vec, stat=st)
+  call check_status(st, PVEC_ERROR_STATE, 'pvec_ghost_put_end without a begin')
+  call pvec_ghost_get(vec)
+  call pvec_vector_get_ghost_size(vec, ng)
+  call pvec_host_view(vec, PVEC_POS, x)
+  call pvec_host_view(vec, 0, id)
+  call pvec_host_view(vec, 1, w)
+  xg = x(n + 1:n + ng, :)
+  idg = id(n + 1:n + ng)
+  wg = w(n + 1:n + ng)
+  x(n + 1:n + ng, :) = -7
+  id(n + 1:n + ng) = -7
+  w(n + 1:n + ng) = -7
+  call pvec_ghost_get_begin(vec)
+  call pvec_map(vec, stat=st)
+  call check_status(st, PVEC_ERROR_STATE, 'pvec_map while a ghost_get is in flight')
+  call pvec_ghost_get(vec, stat=st)
+  call check_status(st, PVEC_ERROR_STATE, 'pvec_ghost_get while a ghost_get is in flight')
+  call pvec_ghost_put_end(vec, stat=st)
+  call check_status(st, PVEC_ERROR_STATE, 'pvec_ghost_put_end while a ghost_get is in flight')
+  call pvec_ghost_get_end(vec)
+  call pvec_ghost_get_end(vec, stat=st)
+  call check_status(st, PVEC_ERROR_STATE, 'a second pvec_ghost_get_end')
+  call pvec_vector_get_size(vec, i)
+  call check(i == n, 'split ghost_get keeps the local count')
+  call pvec_vector_get_ghost_size(vec, i)
+  call check(i == ng, 'split ghost_get: the blocking ghost count')
+  call pvec_host_view(vec, PVEC_POS, x)
+  call pvec_host_view(vec, 0, id)
+  call pvec_host_view(vec, 1, w)
+  call check(all(x(n + 1:n + ng, :) == xg) .and. all(id(n + 1:n + ng) == idg) .and. &
+             all(w(n + 1:n + ng) == wg), 'split ghost_get: the blocking ghost rows')
+  ! The listed property with the plan replayed and the positions left out.
+  w(1:n) = real(id(1:n), c_double) + 0.25d0
+  call pvec_ghost_get(vec, [1], ior(PVEC_GHOST_REUSE_PLAN, PVEC_GHOST_SKIP_POSITIONS))
+  wg = w(n + 1:n + ng)
+  w(n + 1:n + ng) = -7
+  call pvec_ghost_get_begin(vec, [1], ior(PVEC_GHOST_REUSE_PLAN, PVEC_GHOST_SKIP_POSITIONS))
+  call pvec_ghost_get_end(vec)
+  call pvec_host_view(vec, 1, w)
+  call check(all(w(n + 1:n + ng) == wg), 'split ghost_get with a replayed plan')
+  ! ghost_put(ADD): the blocking result saved, the local rows reset, the split one compared.
+  w(1:n) = 0.5d0
+  w(n + 1:n + ng) = 1
+  call pvec_ghost_put(vec, PVEC_REDUCE_ADD, [1])
+  wl = w(1:n)
+  w(1:n) = 0.5d0
+  call pvec_ghost_put_begin(vec, PVEC_REDUCE_ADD, [1])
+  call pvec_map(vec, stat=st)
+  call check_status(st, PVEC_ERROR_STATE, 'pvec_map while a ghost_put is in flight')
+  call pvec_ghost_get_end(vec, stat=st)
+  call check_status(st, PVEC_ERROR_STATE, 'pvec_ghost_get_end while a ghost_put is in flight')
+  call pvec_ghost_put_end(vec)
+  call pvec_ghost_put_end(vec, stat=st)
+  call check_status(st, PVEC_ERROR_STATE, 'a second pvec_ghost_put_end')
+  call check(all(w(1:n) == wl), 'split ghost_put: the blocking local rows')
+  call check(all(w(n + 1:n + ng) == 1), 'split ghost_put leaves the ghost values')
+  call pvec_map(vec)  ! nothing in flight: runs again
 
   call pvec_vector_destroy(vec)
   call pvec_finalize()

@@ -1,7 +1,7 @@
 """What a vector does over its communicator (pvec.h section 7; docs/distribution.md,
-docs/reductions.md): the decomposition (rank, subdomain, owner), map, ghost_get, ghost_put,
-their figures (last_op_stats), the reductions reduce and allreduce, and the load imbalance
-(pvec.h section 11, docs/balance.md).
+docs/reductions.md): the decomposition (rank, subdomain, owner), map, ghost_get, ghost_put
+and their split-phase forms (docs/overlap.md), their figures (last_op_stats), the reductions
+reduce and allreduce, and the load imbalance (pvec.h section 11, docs/balance.md).
 
 :class:`Distributed` is a base class of :class:`pvec.Vector`, which gives it ``_h`` (the
 handle), ``_get``, ``_props``, ``dim``, ``prop_index`` and ``layout``.
@@ -117,6 +117,57 @@ class Distributed:
         arr, count = self._props(props)
         call("pvec_ghost_put", self._h(), arr, count, int(_args.lookup(_args.OPS, op, "op")),
              int(f))
+
+    # ---- split-phase ghost exchange (docs/overlap.md) -----------------------------------------
+    # ghost_get / ghost_put in two calls, so that the program computes while the messages
+    # travel; the result is bitwise the blocking call's. Every rank calls begin (collective),
+    # then end. While one is in flight, map, ghost_get, ghost_put (and their begins), sort,
+    # append, remove, resize, reserve, shrink_to_fit, remove_marked, spawns, ids_init,
+    # rebalance, follow, the transfers, sync and neighbour list builds raise pvec.Error
+    # (Status.STATE) and change nothing; queries, reductions, mark_modified and the writers
+    # work. Other vectors are independent. Closing the vector in flight completes it first.
+    def ghost_get_begin(self, props=None, on_device=False, reuse_plan=False,
+                        skip_positions=False, flags=None):
+        """First half of :meth:`ghost_get` (same arguments; collective): plan, pack and post
+        the messages. It may grow the vector (views become stale, as with ghost_get). Until
+        :meth:`ghost_get_end` the local rows may be read and written on either mirror (what
+        travels was packed here); the ghost rows must not be touched, and ghost_size is still
+        the previous count. Raises :class:`pvec.Error` as ghost_get does, and STATE (an
+        exchange already in flight, a spawn open)."""
+        f = Flags(flags or 0)
+        if on_device:
+            f |= Flags.ON_DEVICE
+        if reuse_plan:
+            f |= Flags.GHOST_REUSE_PLAN
+        if skip_positions:
+            f |= Flags.GHOST_SKIP_POSITIONS
+        arr, count = self._props(props)
+        call("pvec_ghost_get_begin", self._h(), arr, count, int(f))
+
+    def ghost_get_end(self):
+        """Complete :meth:`ghost_get_begin` and write the ghost rows. Local, but every rank
+        must call it. Raises :class:`pvec.Error` STATE (no ghost_get_begin in flight), MPI,
+        CUDA (then the vector has no ghosts and no plan)."""
+        call("pvec_ghost_get_end", self._h())
+
+    def ghost_put_begin(self, props=None, op="add", on_device=False, flags=None):
+        """First half of :meth:`ghost_put` (same arguments; collective): pack the ghost rows
+        of the listed properties (None: every property) and post them. Until
+        :meth:`ghost_put_end` their local rows must not be read or written (they are combined
+        at end) nor their ghost rows written; every other property's rows are free. Raises
+        :class:`pvec.Error` as ghost_put does, and STATE (an exchange already in flight)."""
+        f = Flags(flags or 0)
+        if on_device:
+            f |= Flags.ON_DEVICE
+        arr, count = self._props(props)
+        call("pvec_ghost_put_begin", self._h(), arr, count,
+             int(_args.lookup(_args.OPS, op, "op")), int(f))
+
+    def ghost_put_end(self):
+        """Complete :meth:`ghost_put_begin`: combine the values into the local rows. Local,
+        but every rank must call it. Raises :class:`pvec.Error` STATE (no ghost_put_begin in
+        flight), MPI, CUDA (then the listed properties' local rows are unspecified)."""
+        call("pvec_ghost_put_end", self._h())
 
     # ---- reductions (docs/reductions.md) ------------------------------------------------------
     def reduce(self, prop, op="add", on_device=False):

@@ -1,5 +1,6 @@
 """Distribution through the binding: decomposition, map, ghost_get, ghost_put, checked against
-a brute-force reference. Run on one rank (python_distributed_np1) and two
+a brute-force reference, and their split-phase forms (ghost_get_begin/end, ghost_put_begin/end)
+against the blocking calls. Run on one rank (python_distributed_np1) and two
 (python_distributed_np2).
 
 Every rank generates the same global particle set (same seed) and inserts its share
@@ -269,6 +270,115 @@ def test_ghost_put_without_ghost_get_is_invalid():
         with pytest.raises(pvec.Error) as e:
             vec.ghost_get(reuse_plan=True)
         assert e.value.status == pvec.Status.INVALID_ARGUMENT
+
+
+# ---- split-phase ghost exchange (docs/overlap.md) ---------------------------------------
+def twins(seed):
+    """Two vectors with the same particles, mapped: one for the blocking calls, one for the
+    split ones."""
+    x = global_particles(seed=seed)
+    a, b = make_vector(), make_vector()
+    for vec in (a, b):
+        fill_my_share(vec, x)
+        vec.map()
+    return a, b
+
+
+def assert_same_rows(a, b):
+    """Local and ghost rows of every property and the positions are equal."""
+    assert (a.size, a.ghost_size) == (b.size, b.ghost_size)
+    for prop in ("pos", "id", "val", "vec", "w"):
+        np.testing.assert_array_equal(a.host(prop, ghosts=True).numpy(),
+                                      b.host(prop, ghosts=True).numpy(), err_msg=prop)
+
+
+def test_split_ghost_get_equals_blocking():
+    a, b = twins(seed=6)
+    with a, b:
+        # A new plan, every property. w is 0 when the ghosts leave and changes after.
+        a.ghost_get()
+        a["w"] = 2.0 * a["val"].numpy()
+        b.ghost_get_begin()
+        assert b.ghost_size == 0  # the previous count until end
+        b["w"] = 2.0 * b["val"].numpy()  # local rows are free meanwhile
+        b.ghost_get_end()
+        assert a.ghost_size > 0
+        assert_same_rows(a, b)
+        n = b.size
+        np.testing.assert_array_equal(b.host("w", ghosts=True).numpy()[n:], 0.0)  # of begin
+        # Listed properties with the plan replayed and the positions left out.
+        for vec in (a, b):
+            vec["val"] = -3.0 * vec["id"].numpy()
+        a.ghost_get(["val", "w"], reuse_plan=True, skip_positions=True)
+        b.ghost_get_begin(["val", "w"], reuse_plan=True, skip_positions=True)
+        b.ghost_get_end()
+        assert_same_rows(a, b)
+        ids = b.host("id", ghosts=True).numpy()[n:]
+        np.testing.assert_array_equal(b.host("val", ghosts=True).numpy()[n:], -3.0 * ids)
+        np.testing.assert_array_equal(b.host("w", ghosts=True).numpy()[n:], 20.0 * ids)
+        # Other vectors are independent: both in flight at once, ended in the other order.
+        a.ghost_get_begin()
+        b.ghost_get_begin()
+        b.ghost_get_end()
+        a.ghost_get_end()
+        assert_same_rows(a, b)
+
+
+@pytest.mark.parametrize("op", ["add", "min", "max", "replace"])
+def test_split_ghost_put_equals_blocking(op):
+    a, b = twins(seed=8)
+    with a, b:
+        for vec in (a, b):
+            vec.ghost_get()
+            n = vec.size
+            w = vec.host("w", ghosts=True).numpy()
+            w[:n] = 0.5
+            w[n:] = 1.0 + np.arange(vec.ghost_size) % 5
+        a.ghost_put(["w"], op=op)
+        b.ghost_put_begin(["w"], op=op)
+        b["val"] = 1.0  # another property's rows are free meanwhile
+        b.ghost_put_end()
+        a["val"] = 1.0
+        assert_same_rows(a, b)
+        # Every property (props=None), with the op as a ReduceOp.
+        a.ghost_put(op=pvec.ReduceOp.MAX)
+        b.ghost_put_begin(op=pvec.ReduceOp.MAX)
+        b.ghost_put_end()
+        assert_same_rows(a, b)
+
+
+def test_split_phase_refuses_calls_in_flight_and_a_second_end():
+    with make_vector() as vec:
+        fill_my_share(vec, global_particles(seed=9))
+        vec.map()
+        with pytest.raises(pvec.Error) as e:
+            vec.ghost_get_end()  # no begin
+        assert e.value.status == pvec.Status.STATE
+        vec.ghost_get_begin()
+        size = vec.size
+        for refused in (vec.map, vec.ghost_get, vec.ghost_get_begin, vec.ghost_put_begin,
+                        vec.ghost_put_end, lambda: vec.resize(size + 1)):
+            with pytest.raises(pvec.Error) as e:
+                refused()
+            assert e.value.status == pvec.Status.STATE
+            assert e.value.message
+        assert vec.size == size  # nothing changed; queries work
+        vec.ghost_get_end()
+        with pytest.raises(pvec.Error) as e:
+            vec.ghost_get_end()  # a second end
+        assert e.value.status == pvec.Status.STATE
+        vec.ghost_put_begin(["w"])
+        with pytest.raises(pvec.Error) as e:
+            vec.map()
+        assert e.value.status == pvec.Status.STATE
+        with pytest.raises(pvec.Error) as e:
+            vec.ghost_get_end()  # the other kind is in flight
+        assert e.value.status == pvec.Status.STATE
+        vec.ghost_put_end()
+        with pytest.raises(pvec.Error) as e:
+            vec.ghost_put_end()
+        assert e.value.status == pvec.Status.STATE
+        vec.map()  # nothing in flight: runs again
 
 
 def test_map_and_ghost_get_make_views_stale():
