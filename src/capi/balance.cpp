@@ -7,7 +7,7 @@ using namespace pvec::impl::capi;
 extern "C" pvec_status pvec_vector_get_imbalance(pvec_vector_t vec, int weight_prop, unsigned flags,
                                                  double* count_imbalance,
                                                  double* weight_imbalance) {
-  return guard("pvec_vector_get_imbalance", [&] {
+  return op_guard("pvec_vector_get_imbalance", [&] {
     auto& v = vec_of(vec);
     v.require_same_args({static_cast<double>(weight_prop), static_cast<double>(flags)},
                         "weight property and flags");
@@ -20,7 +20,7 @@ extern "C" pvec_status pvec_vector_get_imbalance(pvec_vector_t vec, int weight_p
 
 extern "C" pvec_status pvec_vector_rebalance(pvec_vector_t vec, int weight_prop, double threshold,
                                              unsigned flags, double* before, double* after) {
-  return guard("pvec_vector_rebalance", [&] {
+  return op_guard("pvec_vector_rebalance", [&] {
     auto& v = vec_of(vec);
     v.require_same_args({static_cast<double>(weight_prop), threshold, static_cast<double>(flags)},
                         "weight property, threshold and flags");
@@ -33,7 +33,7 @@ extern "C" pvec_status pvec_vector_rebalance(pvec_vector_t vec, int weight_prop,
 }
 
 extern "C" pvec_status pvec_vector_follow(pvec_vector_t vec, pvec_vector_t leader, unsigned flags) {
-  return guard("pvec_vector_follow", [&] {
+  return op_guard("pvec_vector_follow", [&] {
     auto& v = vec_of(vec);
     DistVector* l = leader == nullptr ? nullptr : &vec_of(leader);
     v.require_same_args({static_cast<double>(flags), leader == nullptr ? 0.0 : 1.0},

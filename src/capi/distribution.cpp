@@ -45,7 +45,7 @@ extern "C" pvec_status pvec_vector_get_owner_rank(pvec_vector_t vec, const doubl
 }
 
 extern "C" pvec_status pvec_map(pvec_vector_t vec, unsigned flags, int64_t* n_removed) {
-  return guard("pvec_map", [&] {
+  return op_guard("pvec_map", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE | PVEC_MAP_REMOVE_OUTSIDE);
     int64_t removed = v.map(flags);
@@ -55,7 +55,7 @@ extern "C" pvec_status pvec_map(pvec_vector_t vec, unsigned flags, int64_t* n_re
 
 extern "C" pvec_status pvec_ghost_get(pvec_vector_t vec, const int* props, int nprops,
                                       unsigned flags) {
-  return guard("pvec_ghost_get", [&] {
+  return op_guard("pvec_ghost_get", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE | PVEC_GHOST_REUSE_PLAN | PVEC_GHOST_SKIP_POSITIONS);
     v.ghost_get(props, nprops, flags);
@@ -64,7 +64,7 @@ extern "C" pvec_status pvec_ghost_get(pvec_vector_t vec, const int* props, int n
 
 extern "C" pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int nprops,
                                       pvec_reduce_op op, unsigned flags) {
-  return guard("pvec_ghost_put", [&] {
+  return op_guard("pvec_ghost_put", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE);
     check_reduce_op(op);
@@ -76,7 +76,7 @@ extern "C" pvec_status pvec_ghost_put(pvec_vector_t vec, const int* props, int n
 
 extern "C" pvec_status pvec_ghost_get_begin(pvec_vector_t vec, const int* props, int nprops,
                                             unsigned flags) {
-  return guard("pvec_ghost_get_begin", [&] {
+  return op_guard("pvec_ghost_get_begin", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE | PVEC_GHOST_REUSE_PLAN | PVEC_GHOST_SKIP_POSITIONS);
     v.ghost_get_begin(props, nprops, flags);
@@ -84,12 +84,12 @@ extern "C" pvec_status pvec_ghost_get_begin(pvec_vector_t vec, const int* props,
 }
 
 extern "C" pvec_status pvec_ghost_get_end(pvec_vector_t vec) {
-  return guard("pvec_ghost_get_end", [&] { vec_of(vec).ghost_get_end(); });
+  return op_guard("pvec_ghost_get_end", [&] { vec_of(vec).ghost_get_end(); });
 }
 
 extern "C" pvec_status pvec_ghost_put_begin(pvec_vector_t vec, const int* props, int nprops,
                                             pvec_reduce_op op, unsigned flags) {
-  return guard("pvec_ghost_put_begin", [&] {
+  return op_guard("pvec_ghost_put_begin", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE);
     check_reduce_op(op);
@@ -98,5 +98,5 @@ extern "C" pvec_status pvec_ghost_put_begin(pvec_vector_t vec, const int* props,
 }
 
 extern "C" pvec_status pvec_ghost_put_end(pvec_vector_t vec) {
-  return guard("pvec_ghost_put_end", [&] { vec_of(vec).ghost_put_end(); });
+  return op_guard("pvec_ghost_put_end", [&] { vec_of(vec).ghost_put_end(); });
 }

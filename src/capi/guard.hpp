@@ -5,6 +5,7 @@
 
 #include <pvec.h>
 
+#include "backend/profile_range.hpp"
 #include "capi/handle_table.hpp"
 #include "common/error.hpp"
 #include "neighbors/cell_list.hpp"
@@ -14,6 +15,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 
 namespace pvec::impl::capi {
 
@@ -59,6 +61,14 @@ pvec_status guard(const char* fn, F&& body) {
     err = std::string(fn) + ": internal error: unknown exception";
     return PVEC_ERROR_INTERNAL;
   }
+}
+
+// guard for an operation (not a query or a setting): also an NVTX range named after the C
+// function, which Nsight Systems shows in the caller's timeline (backend/profile_range.hpp).
+template <class F>
+pvec_status op_guard(const char* fn, F&& body) {
+  ProfileRange range(fn);
+  return guard(fn, std::forward<F>(body));
 }
 
 // An enum argument from C may hold any int: read its bits as an int before validating, never

@@ -56,7 +56,7 @@ extern "C" pvec_status pvec_has_hdf5(int* flag) {
 
 extern "C" pvec_status pvec_vtk_write(pvec_vector_t vec, const char* prefix, int64_t step,
                                       double time, const int* props, int nprops, unsigned flags) {
-  return guard("pvec_vtk_write", [&] {
+  return op_guard("pvec_vtk_write", [&] {
     auto& v = vec_of(vec);
     const std::string p = path_arg(prefix, "prefix");
     if (step < 0) fail(PVEC_ERROR_INVALID_ARGUMENT, "step ", step, " is negative");
@@ -79,7 +79,7 @@ extern "C" pvec_status pvec_checkpoint_write(pvec_vector_t vec, const char* path
                                              const char* const* keys, const char* const* strings,
                                              const double* numbers, const int* counts,
                                              unsigned flags) {
-  return guard("pvec_checkpoint_write", [&] {
+  return op_guard("pvec_checkpoint_write", [&] {
     auto& v = vec_of(vec);
     const std::string p = path_arg(path, "path");
     if (step < 0) fail(PVEC_ERROR_INVALID_ARGUMENT, "step ", step, " is negative");
@@ -222,7 +222,7 @@ extern "C" pvec_status pvec_checkpoint_get_metadata(const char* path, int index,
 extern "C" pvec_status pvec_checkpoint_restart(const char* path, const pvec_vector_desc* desc,
                                                pvec_schema_t schema, unsigned flags,
                                                pvec_vector_t* out) {
-  return guard("pvec_checkpoint_restart", [&] {
+  return op_guard("pvec_checkpoint_restart", [&] {
     const std::string p = path_arg(path, "path");
     const pvec_vector_desc d = read_versioned(desc, pvec_vector_desc PVEC_VECTOR_DESC_INIT,
                                               PVEC_VECTOR_DESC_SIZE_V1, "desc", "pvec_vector_desc");

@@ -104,7 +104,7 @@ bool list_stale(const VerletObject& o, const DistVector& v) {
 
 extern "C" pvec_status pvec_cell_list_create(pvec_vector_t vec, double cutoff, int cells_per_cutoff,
                                              unsigned flags, pvec_cell_list_t* out) {
-  return guard("pvec_cell_list_create", [&] {
+  return op_guard("pvec_cell_list_create", [&] {
     DistVector& v = vec_of(vec);
     out_arg(out, "out");
     check_flags(flags, PVEC_ON_DEVICE | PVEC_CELLS_GHOSTS);
@@ -121,7 +121,7 @@ extern "C" pvec_status pvec_cell_list_create(pvec_vector_t vec, double cutoff, i
 }
 
 extern "C" pvec_status pvec_cell_list_build(pvec_cell_list_t list) {
-  return guard("pvec_cell_list_build", [&] {
+  return op_guard("pvec_cell_list_build", [&] {
     CellListObject& o = cell_lists().get(list);
     DistVector& v = vector_of(o.vec, "cell list");
     require_current(v, o.params.device, {0}, "pvec_cell_list_build");
@@ -166,7 +166,7 @@ extern "C" pvec_status pvec_cell_list_destroy(pvec_cell_list_t list) {
 
 extern "C" pvec_status pvec_vector_sort(pvec_vector_t vec, double cell_width, unsigned flags,
                                         int* moved) {
-  return guard("pvec_vector_sort", [&] {
+  return op_guard("pvec_vector_sort", [&] {
     DistVector& v = vec_of(vec);
     check_flags(flags,
                 PVEC_ON_DEVICE | PVEC_SORT_MORTON | PVEC_SORT_BOTH_MIRRORS | PVEC_SORT_HALO_FIRST);
@@ -186,7 +186,7 @@ extern "C" pvec_status pvec_vector_sort(pvec_vector_t vec, double cell_width, un
 extern "C" pvec_status pvec_verlet_create(pvec_vector_t vec, double cutoff, double skin,
                                           int cells_per_cutoff, unsigned flags,
                                           pvec_verlet_t* out) {
-  return guard("pvec_verlet_create", [&] {
+  return op_guard("pvec_verlet_create", [&] {
     DistVector& v = vec_of(vec);
     out_arg(out, "out");
     check_flags(flags, PVEC_ON_DEVICE | PVEC_VERLET_HALF);
@@ -211,7 +211,7 @@ extern "C" pvec_status pvec_verlet_options_init(pvec_verlet_options* opts) {
 
 extern "C" pvec_status pvec_verlet_create_with(pvec_vector_t vec, const pvec_verlet_options* opts,
                                                pvec_verlet_t* out) {
-  return guard("pvec_verlet_create_with", [&] {
+  return op_guard("pvec_verlet_create_with", [&] {
     DistVector& v = vec_of(vec);
     const pvec_verlet_options o =
         read_versioned(opts, pvec_verlet_options PVEC_VERLET_OPTIONS_INIT,
@@ -251,7 +251,7 @@ extern "C" pvec_status pvec_verlet_create_with(pvec_vector_t vec, const pvec_ver
 }
 
 extern "C" pvec_status pvec_verlet_build(pvec_verlet_t list) {
-  return guard("pvec_verlet_build", [&] {
+  return op_guard("pvec_verlet_build", [&] {
     VerletObject& o = verlet_lists().get(list);
     DistVector& v = vector_of(o.vec, "Verlet list");
     build_list(o, v);
@@ -284,7 +284,7 @@ extern "C" pvec_status pvec_verlet_get_info(pvec_verlet_t list, pvec_verlet_info
 }
 
 extern "C" pvec_status pvec_verlet_check(pvec_verlet_t list, int* rebuild) {
-  return guard("pvec_verlet_check", [&] {
+  return op_guard("pvec_verlet_check", [&] {
     VerletObject& o = verlet_lists().get(list);
     DistVector& v = vector_of(o.vec, "Verlet list");
     out_arg(rebuild, "rebuild");

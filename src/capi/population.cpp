@@ -17,7 +17,7 @@ MarkSource mark_source(const DistVector& v, int mark_prop, const int32_t* marks)
 extern "C" pvec_status pvec_vector_remove_marked(pvec_vector_t vec, int mark_prop,
                                                  const int32_t* marks, unsigned flags,
                                                  int64_t* n_removed) {
-  return guard("pvec_vector_remove_marked", [&] {
+  return op_guard("pvec_vector_remove_marked", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE | PVEC_REMOVE_FILL_HOLES);
     const int64_t removed = v.remove_marked(mark_source(v, mark_prop, marks), flags);
@@ -28,7 +28,7 @@ extern "C" pvec_status pvec_vector_remove_marked(pvec_vector_t vec, int mark_pro
 extern "C" pvec_status pvec_vector_remove_marked_async(pvec_vector_t vec, int mark_prop,
                                                        const int32_t* marks, unsigned flags,
                                                        int64_t* n_removed_dev) {
-  return guard("pvec_vector_remove_marked_async", [&] {
+  return op_guard("pvec_vector_remove_marked_async", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE | PVEC_REMOVE_FILL_HOLES);
     v.remove_marked_async(mark_source(v, mark_prop, marks), flags, n_removed_dev);
@@ -37,7 +37,7 @@ extern "C" pvec_status pvec_vector_remove_marked_async(pvec_vector_t vec, int ma
 
 extern "C" pvec_status pvec_vector_spawn_begin(pvec_vector_t vec, int64_t max_new, unsigned flags,
                                                pvec_spawner* spawner) {
-  return guard("pvec_vector_spawn_begin", [&] {
+  return op_guard("pvec_vector_spawn_begin", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE);
     versioned_size(spawner, PVEC_SPAWNER_SIZE_V1, "spawner", "pvec_spawner");
@@ -47,7 +47,7 @@ extern "C" pvec_status pvec_vector_spawn_begin(pvec_vector_t vec, int64_t max_ne
 }
 
 extern "C" pvec_status pvec_vector_spawn_commit(pvec_vector_t vec, int64_t* n_added) {
-  return guard("pvec_vector_spawn_commit", [&] { vec_of(vec).spawn_commit(n_added); });
+  return op_guard("pvec_vector_spawn_commit", [&] { vec_of(vec).spawn_commit(n_added); });
 }
 
 extern "C" pvec_status pvec_vector_spawn_cancel(pvec_vector_t vec) {
@@ -55,7 +55,7 @@ extern "C" pvec_status pvec_vector_spawn_cancel(pvec_vector_t vec) {
 }
 
 extern "C" pvec_status pvec_vector_ids_init(pvec_vector_t vec, int id_prop, unsigned flags) {
-  return guard("pvec_vector_ids_init", [&] {
+  return op_guard("pvec_vector_ids_init", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE | PVEC_IDS_KEEP);
     v.ids_init(id_prop, flags);

@@ -8,7 +8,7 @@ using namespace pvec::impl::capi;
 
 extern "C" pvec_status pvec_vector_reduce(pvec_vector_t vec, int prop, pvec_reduce_op op,
                                           unsigned flags, void* result) {
-  return guard("pvec_vector_reduce", [&] {
+  return op_guard("pvec_vector_reduce", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE);
     if (result == nullptr) fail(PVEC_ERROR_INVALID_ARGUMENT, "result is NULL");
@@ -19,7 +19,7 @@ extern "C" pvec_status pvec_vector_reduce(pvec_vector_t vec, int prop, pvec_redu
 
 extern "C" pvec_status pvec_vector_allreduce(pvec_vector_t vec, void* values, int64_t count,
                                              pvec_dtype dtype, pvec_reduce_op op) {
-  return guard("pvec_vector_allreduce", [&] {
+  return op_guard("pvec_vector_allreduce", [&] {
     auto& v = vec_of(vec);
     if (count < 0) fail(PVEC_ERROR_INVALID_ARGUMENT, "count ", count, " is negative");
     if (values == nullptr && count > 0) fail(PVEC_ERROR_INVALID_ARGUMENT, "values is NULL");

@@ -24,7 +24,7 @@ extern "C" pvec_status pvec_vector_get_stream(pvec_vector_t vec, pvec_stream_t* 
 namespace {
 pvec_status transfer(const char* fn, pvec_vector_t vec, const int* props, int nprops,
                      bool to_device, bool async, void* stream) {
-  return guard(fn, [&] {
+  return op_guard(fn, [&] {
     auto& v = vec_of(vec);
     std::vector<int> cols = v.columns_of(props, nprops, true);
     v.transfer(to_device, cols, async ? stream : v.particles().stream(), !async);
@@ -48,7 +48,7 @@ extern "C" pvec_status pvec_device_to_host_async(pvec_vector_t vec, const int* p
 }
 
 extern "C" pvec_status pvec_vector_synchronize(pvec_vector_t vec) {
-  return guard("pvec_vector_synchronize", [&] { vec_of(vec).particles().sync_stream(); });
+  return op_guard("pvec_vector_synchronize", [&] { vec_of(vec).particles().sync_stream(); });
 }
 
 /* ---- 6. Mirror coherence ------------------------------------------------------------- */
@@ -74,7 +74,7 @@ extern "C" pvec_status pvec_vector_mark_modified(pvec_vector_t vec, const int* p
 
 extern "C" pvec_status pvec_vector_sync(pvec_vector_t vec, const int* props, int nprops,
                                         unsigned flags) {
-  return guard("pvec_vector_sync", [&] {
+  return op_guard("pvec_vector_sync", [&] {
     auto& v = vec_of(vec);
     check_flags(flags, PVEC_ON_DEVICE | PVEC_ROWS_LOCAL | PVEC_ROWS_GHOST);
     const std::vector<int> cols = v.columns_of(props, nprops, true);

@@ -16,7 +16,7 @@ extern "C" pvec_status pvec_vector_desc_init(pvec_vector_desc* desc) {
 
 extern "C" pvec_status pvec_vector_create(const pvec_vector_desc* desc, pvec_schema_t schema,
                                           pvec_vector_t* out) {
-  return guard("pvec_vector_create", [&] {
+  return op_guard("pvec_vector_create", [&] {
     const pvec_vector_desc d = read_versioned(desc, pvec_vector_desc PVEC_VECTOR_DESC_INIT,
                                               PVEC_VECTOR_DESC_SIZE_V1, "desc", "pvec_vector_desc");
     out_arg(out, "out");
@@ -28,7 +28,7 @@ extern "C" pvec_status pvec_vector_create(const pvec_vector_desc* desc, pvec_sch
 }
 
 extern "C" pvec_status pvec_vector_destroy(pvec_vector_t vec) {
-  return guard("pvec_vector_destroy", [&] { vectors().take(vec); });
+  return op_guard("pvec_vector_destroy", [&] { vectors().take(vec); });
 }
 
 extern "C" pvec_status pvec_vector_get_size(pvec_vector_t vec, int64_t* n) {
@@ -137,21 +137,21 @@ extern "C" pvec_status pvec_vector_get_generation(pvec_vector_t vec, uint64_t* g
 }
 
 extern "C" pvec_status pvec_vector_reserve(pvec_vector_t vec, int64_t n) {
-  return guard("pvec_vector_reserve", [&] {
+  return op_guard("pvec_vector_reserve", [&] {
     auto& v = vec_of(vec);
     v.reserve(n);
   });
 }
 
 extern "C" pvec_status pvec_vector_resize(pvec_vector_t vec, int64_t n) {
-  return guard("pvec_vector_resize", [&] {
+  return op_guard("pvec_vector_resize", [&] {
     auto& v = vec_of(vec);
     v.resize(n);
   });
 }
 
 extern "C" pvec_status pvec_vector_append(pvec_vector_t vec, int64_t k, int64_t* first) {
-  return guard("pvec_vector_append", [&] {
+  return op_guard("pvec_vector_append", [&] {
     auto& v = vec_of(vec);
     int64_t f = v.append(k);
     if (first) *first = f;
@@ -160,14 +160,14 @@ extern "C" pvec_status pvec_vector_append(pvec_vector_t vec, int64_t k, int64_t*
 
 extern "C" pvec_status pvec_vector_remove(pvec_vector_t vec, const int64_t* indices,
                                           int64_t count) {
-  return guard("pvec_vector_remove", [&] {
+  return op_guard("pvec_vector_remove", [&] {
     auto& v = vec_of(vec);
     v.remove(indices, count);
   });
 }
 
 extern "C" pvec_status pvec_vector_shrink_to_fit(pvec_vector_t vec) {
-  return guard("pvec_vector_shrink_to_fit", [&] {
+  return op_guard("pvec_vector_shrink_to_fit", [&] {
     auto& v = vec_of(vec);
     v.shrink_to_fit();
   });
