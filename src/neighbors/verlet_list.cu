@@ -11,6 +11,7 @@
 #include "neighbors/neighbor_dispatch.hpp"
 #include "primitives/primitives.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -49,8 +50,8 @@ struct PairFilter {
   PVEC_HD bool active() const { return flags != nullptr; }
 };
 
-// FILL: 0 count, 1 fill the CSR arrays; 2 (the warp pass only, verlet_warp.cuh) fill padded
-// rows and count.
+// FILL: 0 count, 1 fill the CSR arrays; 2 fill padded rows (at most stride entries each) and
+// count: on the device the warp pass (verlet_warp.cuh), on the host this functor.
 template <class T, int DIM, bool HALF, int FILL>
 struct VerletPass {
   pvec::cell_list_view g;
@@ -102,7 +103,8 @@ struct VerletPass {
         r2 = d == 0 ? sq_first(dx) : add_square(r2, dx);
       }
       if (r2 < cut2) {
-        if (FILL) nbr[out] = j;
+        if (FILL == 1) nbr[out] = j;
+        if (FILL == 2 && cnt < stride) pad[i * stride + cnt] = j;
         ++out;
         ++cnt;
       }
@@ -134,7 +136,7 @@ struct VerletPass {
           for (int32_t e = from; e < e1; ++e) visit(g.cell_particles[e], mode);
         }
       }
-    if (!FILL) offsets[i] = cnt;
+    if (FILL != 1) offsets[i] = cnt;
   }
 };
 
@@ -224,12 +226,21 @@ void verlet_pass(const Exec& ex, int64_t n, const VerletPass<T, DIM, HALF, FILL>
 // list's largest count is about three times its mean) or more than half of the device memory
 // free now (the rows are a cache of speed, not worth crowding the user's own allocations), or
 // when 32 rows of it reach 2^31 entries (the compaction keeps their starts in 32 bits).
-int64_t next_stride(int64_t most, int64_t total, int64_t n, size_t held) {
+// On the host (device false) only the first two limits apply.
+int64_t next_stride(int64_t most, int64_t total, int64_t n, size_t held, bool device) {
   if (n <= 0 || most <= 0) return 0;
   const int64_t room = (most + most / 8 + 8 + 7) / 8 * 8;
   if (room > INT32_MAX / 32 || room * n > 4 * total + 16 * n) return 0;
+  if (!device) return room;
   const size_t bytes = static_cast<size_t>(room * n) * sizeof(int32_t);
   return bytes <= held || bytes - held <= device_free_bytes() / 2 ? room : 0;
+}
+
+// The padded rows of a one-pass host build moved into the CSR array (offsets scanned).
+void compact_rows_host(const int32_t* pad, int64_t stride, const int64_t* offsets, int32_t* nbr,
+                       int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    std::copy(pad + i * stride, pad + i * stride + (offsets[i + 1] - offsets[i]), nbr + offsets[i]);
 }
 
 }  // namespace
@@ -340,11 +351,14 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
       const int64_t xs_stride = std::max<int64_t>(g.n_entries, 1);
       // offsets[n + 1]: the largest count, which the scan brings back beside the total.
       zero_2d(offsets + n + 1, sizeof(int64_t), sizeof(int64_t), 1, ex.on_device, ex.stream);
-      // A rebuild of the warp pass fills padded rows of the last build's room in one pass,
-      // then compacts them, unless a count outgrew the room (then the counts it made are
-      // scanned and the CSR fill pass runs, as at a first build).
+      // A rebuild of the warp pass, or on the host, fills padded rows of the last build's
+      // room in one pass, then compacts them, unless a count outgrew the room (then the counts
+      // it made are scanned and the CSR fill pass runs, as at a first build). On the host this
+      // halves the distance checks of a rebuild (the LJ example at 2,048 particles: 2 ranks of
+      // the CPU machine, docs/performance.md).
+      const bool one_pass = warp != kCutNone || !ex.on_device;
       int32_t* pad = nullptr;
-      if (warp != kCutNone && stride_ > 0 && n > 0) {
+      if (one_pass && stride_ > 0 && n > 0) {
         try {
           pad = pad_.ensure_as<int32_t>(static_cast<size_t>(n) * stride_);
         } catch (const Error&) {  // no room for the rows: two passes (and none retried)
@@ -368,14 +382,20 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
           count.skip = skip;
           verlet_pass(ex, n, count, warp);
         }
+        // The largest count beside the total (the device passes keep it with an atomic max).
+        if (!ex.on_device) offsets[n + 1] = n > 0 ? *std::max_element(offsets, offsets + n) : 0;
         total = exclusive_scan(ex, offsets, n, scan_tmp_, &most);
         int32_t* nbr = neighbors_.ensure_as<int32_t>(std::max<int64_t>(total, 1));
-#if defined(__CUDACC__)
         if (pad != nullptr && most <= stride_) {
-          compact_rows(pad, stride_, offsets, nbr, n, ex.stream);
+#if defined(__CUDACC__)
+          if (ex.on_device) {
+            compact_rows(pad, stride_, offsets, nbr, n, ex.stream);
+            return;
+          }
+#endif
+          compact_rows_host(pad, stride_, offsets, nbr, n);
           return;
         }
-#endif
         VerletPass<T, DIM, H, 1> fill{g,       x,   cap,   cut * cut, n,        rule,
                                       offsets, nbr, order, xs,        xs_stride};
         fill.skip = skip;
@@ -386,7 +406,7 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
       else
         run(std::false_type{});
       longest = most;
-      stride_ = warp != kCutNone ? next_stride(most, total, n, pad_.bytes()) : 0;
+      stride_ = one_pass ? next_stride(most, total, n, pad_.bytes(), ex.on_device) : 0;
       if (stride_ == 0) pad_.release();
       if (n > 0 && !x0_written)
         copy_2d(x0, n * sizeof(T), x, cap * sizeof(T), n * sizeof(T), DIM, ex.on_device, ex.stream);
