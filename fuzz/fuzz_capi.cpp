@@ -75,6 +75,8 @@ struct Input {
     return v > max ? v % (max + 1) : v;
   }
   bool flag() { return (u8() & 1) != 0; }
+  // The last byte read (its other bits choose variants without changing the decoding).
+  uint8_t last() const { return at > 0 && at <= n ? p[at - 1] : 0; }
 };
 
 // ---- Model ----------------------------------------------------------------------------------
@@ -400,6 +402,44 @@ bool all_to_device(Model& m) {
 }
 
 // ---- The operations -----------------------------------------------------------------------
+
+// The split-phase forms (pvec_ghost_get_begin / _end, pvec_ghost_put_begin / _end) return what
+// the blocking calls return; while one is in flight a call that changes the particles and the
+// other kind's end are refused with STATE and change nothing; the end completes it.
+void in_flight_refusals(Model& m, bool get) {
+  int64_t first = -1, n = -1;
+  expect(pvec_vector_append(m.h, 1, &first), PVEC_ERROR_STATE, "append in flight");
+  expect(pvec_map(m.h, 0, nullptr), PVEC_ERROR_STATE, "map in flight");
+  expect(get ? pvec_ghost_put_end(m.h) : pvec_ghost_get_end(m.h), PVEC_ERROR_STATE,
+         "the other end in flight");
+  expect(pvec_vector_get_size(m.h, &n), PVEC_SUCCESS, "size in flight");
+  if (n != m.n) die("size %lld in flight, model %lld", (long long)n, (long long)m.n);
+}
+
+pvec_status ghost_get_call(Model& m, const int* list, int np, unsigned flags, bool split) {
+  if (!split) return pvec_ghost_get(m.h, list, np, flags);
+  const pvec_status s = pvec_ghost_get_begin(m.h, list, np, flags);
+  if (s != PVEC_SUCCESS) {  // nothing in flight
+    expect(pvec_ghost_get_end(m.h), PVEC_ERROR_STATE, "ghost_get_end after a refused begin");
+    return s;
+  }
+  in_flight_refusals(m, true);
+  expect(pvec_ghost_get_end(m.h), PVEC_SUCCESS, "ghost_get_end");
+  return s;
+}
+
+pvec_status ghost_put_call(Model& m, const int* list, int np, pvec_reduce_op op, unsigned flags,
+                           bool split) {
+  if (!split) return pvec_ghost_put(m.h, list, np, op, flags);
+  const pvec_status s = pvec_ghost_put_begin(m.h, list, np, op, flags);
+  if (s != PVEC_SUCCESS) {
+    expect(pvec_ghost_put_end(m.h), PVEC_ERROR_STATE, "ghost_put_end after a refused begin");
+    return s;
+  }
+  in_flight_refusals(m, false);
+  expect(pvec_ghost_put_end(m.h), PVEC_SUCCESS, "ghost_put_end");
+  return s;
+}
 
 // Built with -DFUZZ_CAPI_SKIP_KNOWN=1, the fuzzer steps around the faults it found that are
 // reported but not fixed yet (docs/reliability.md lists them), to look for others.
@@ -834,6 +874,7 @@ void op_ghost_get(Model& m, Input& in) {
   const uint8_t mode = in.u8();
   const bool reuse = (mode & 1) != 0;
   const bool skip_pos = reuse && (mode & 2) != 0;
+  const bool split = (mode & 4) != 0;  // begin + end instead of the blocking call
   bool all = false;
   std::vector<int> cols = pick_columns(m, in, false, &all);
   // The ids travel always: they are how the ghosts are matched with their sources.
@@ -856,7 +897,7 @@ void op_ghost_get(Model& m, Input& in) {
   std::vector<int> sent = cols;
   if (!skip_pos) sent.push_back(0);
   if (m.stale(side, sent, 1u)) {
-    expect(pvec_ghost_get(m.h, list_arg(all, props), static_cast<int>(props.size()), flags),
+    expect(ghost_get_call(m, list_arg(all, props), static_cast<int>(props.size()), flags, split),
            PVEC_ERROR_STALE_MIRROR, "ghost_get of older rows");
     if (!reuse) {  // the previous plan is gone; no ghost row is newer on either mirror
       m.forget_plan();
@@ -866,7 +907,7 @@ void op_ghost_get(Model& m, Input& in) {
     return;
   }
   if (reuse && m.plan_side != side) {
-    expect(pvec_ghost_get(m.h, list_arg(all, props), static_cast<int>(props.size()), flags),
+    expect(ghost_get_call(m, list_arg(all, props), static_cast<int>(props.size()), flags, split),
            PVEC_ERROR_INVALID_ARGUMENT, "ghost_get reuse without a plan on this side");
     verify(m, "refused ghost_get");
     return;
@@ -875,7 +916,7 @@ void op_ghost_get(Model& m, Input& in) {
   // newer ones, a declared write) is refused on every rank.
   if (skip_pos && m.ver[0][0][side] != m.pos_sent[side]) {
     trace("  ghost_get side %d reuse 1 skip 1: refused, local positions changed\n", side);
-    expect(pvec_ghost_get(m.h, list_arg(all, props), static_cast<int>(props.size()), flags),
+    expect(ghost_get_call(m, list_arg(all, props), static_cast<int>(props.size()), flags, split),
            PVEC_ERROR_INVALID_ARGUMENT, "ghost_get skip positions after they changed");
     verify(m, "refused ghost_get");
     return;
@@ -903,7 +944,7 @@ void op_ghost_get(Model& m, Input& in) {
             r.pos[3]);
     }
   }
-  expect(pvec_ghost_get(m.h, list_arg(all, props), static_cast<int>(props.size()), flags),
+  expect(ghost_get_call(m, list_arg(all, props), static_cast<int>(props.size()), flags, split),
          PVEC_SUCCESS, "ghost_get");
   if (reuse && ng != m.ng)
     die("ghost_get replay: %lld ghosts, before %lld", (long long)ng, (long long)m.ng);
@@ -1086,14 +1127,15 @@ void op_sort(Model& m, Input& in) {
 
 void op_ghost_put(Model& m, Input& in) {
   const int side = in.flag();
+  const bool split = (in.last() & 2) != 0;  // begin + end instead of the blocking call
   static const pvec_reduce_op kOps[3] = {PVEC_REDUCE_MIN, PVEC_REDUCE_MAX, PVEC_REDUCE_REPLACE};
   const pvec_reduce_op op = kOps[in.u8() % 3];
   bool all = false;
   const std::vector<int> cols = pick_columns(m, in, false, &all);
   const std::vector<int> props = to_props(cols);
   if (m.plan_side >= 0 && m.plan_side != side) return;  // one shared plan: see op_ghost_get
-  const pvec_status s = pvec_ghost_put(m.h, list_arg(all, props), static_cast<int>(props.size()),
-                                       op, side ? PVEC_ON_DEVICE : 0u);
+  const pvec_status s = ghost_put_call(m, list_arg(all, props), static_cast<int>(props.size()), op,
+                                       side ? PVEC_ON_DEVICE : 0u, split);
   if (m.stale(side, cols, 3u)) {
     expect(s, PVEC_ERROR_STALE_MIRROR, "ghost_put of older rows");
     verify(m, "refused ghost_put");
