@@ -5,7 +5,8 @@
 # steps. Both run on the host, one thread per rank, taking turns (ROUNDS rounds, default 2),
 # at each size (CELLS, default "8 20": 2,048 and 32,000 particles) and rank count (RANKS,
 # default "1 2"). Prints, per configuration, the time per step of each (median over the
-# rounds), the ratio pvec / LAMMPS, the list rebuilds of each, and pvec's time per rebuild
+# rounds; the measured loop's wall time on the slowest rank for both: the example's `wall`,
+# LAMMPS's Loop time), the ratio pvec / LAMMPS, the list rebuilds of each, and pvec's time per rebuild
 # beside LAMMPS's Neigh + Comm per rebuild (LAMMPS's Comm is counted whole: it is every step's
 # communication, so this side of the comparison is generous to LAMMPS).
 #
@@ -43,7 +44,7 @@ for c in ${CELLS:-8 20}; do
         echo "$out" >&2
         exit 1
       }
-      step=$(sed -n 's/.*| total \([0-9.]*\).*/\1/p' <<< "$out")
+      step=$(sed -n 's/.*| wall \([0-9.]*\).*/\1/p' <<< "$out")
       rebuild=$(sed -n 's/.*| \([0-9.]*\) ms per rebuild.*/\1/p' <<< "$out")
       nreb=$(sed -n 's/^rebuilds: \([0-9]*\) in.*/\1/p' <<< "$out")
       echo "pvec   cells $c ranks $np round $r: $step ms per step, $nreb rebuilds, $rebuild ms per rebuild"
