@@ -3,6 +3,7 @@
 // stale lists throw pvec::error with PVEC_ERROR_STATE naming the C++ caller, bad input throws
 // with the C message, handles are released exactly once.
 #include "catch_compat.hpp"
+#include "hpp_test_util.hpp"
 
 #include <pvec.hpp>
 #include <pvec_neighbors.hpp>
@@ -13,6 +14,8 @@
 #include <string>
 #include <type_traits>
 #include <vector>
+
+using hpp_test::require_error;
 
 namespace {
 
@@ -65,18 +68,6 @@ std::vector<std::int32_t> brute(const pvec::vector& v, std::int64_t i, double r)
   for (std::int64_t j = 0; j < total; ++j)
     if (j != i && dist2(x, i, j) < r * r) out.push_back(static_cast<std::int32_t>(j));
   return out;
-}
-
-template <class F>
-std::string require_error(F f, pvec_status want) {
-  try {
-    f();
-  } catch (const pvec::error& e) {
-    CHECK(e.status() == want);
-    return e.what();
-  }
-  FAIL("no pvec::error thrown; expected " << pvec_status_string(want));
-  return "";
 }
 
 bool contains(const std::string& s, const std::string& part) {

@@ -115,4 +115,3 @@ TEST_CASE("split-phase ghost_get and ghost_put equal the blocking calls", "[cpp]
   // Nothing in flight: map runs again.
   b.map();
 }
-

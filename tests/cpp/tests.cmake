@@ -3,6 +3,7 @@
 set(_cpp ${CMAKE_CURRENT_LIST_DIR})
 pvec_add_test(cpp_hpp
               SOURCES ${_cpp}/test_hpp_raii.cpp ${_cpp}/test_hpp_views.cpp ${_cpp}/test_hpp_neighbors.cpp
+                      ${_cpp}/test_hpp_overlap.cpp
                       ${_cpp}/strict_header.cpp
               RANKS 1
               LABELS cpp)
