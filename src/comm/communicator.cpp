@@ -188,8 +188,6 @@ void Communicator::wait_pending() const {
               "MPI_Waitall");
 }
 
-bool Communicator::pending() const { return !impl_->pending.empty(); }
-
 void* Communicator::shared_window(int64_t bytes, std::vector<char*>& bases) const {
   bases.assign(size_, nullptr);
   auto* win = new MPI_Win(MPI_WIN_NULL);
@@ -300,7 +298,6 @@ void Communicator::exchange_pieces(const std::vector<Piece>& sends, const std::v
     fail(PVEC_ERROR_INTERNAL, "exchange_pieces: a piece from the only rank to itself");
 }
 void Communicator::wait_pending() const {}
-bool Communicator::pending() const { return false; }
 
 #endif
 

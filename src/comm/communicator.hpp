@@ -119,8 +119,6 @@ class Communicator {
   // Completes the messages posted with wait false (nothing when none are pending). Throws
   // PVEC_ERROR_MPI when one failed; none is pending afterwards.
   void wait_pending() const;
-  // Whether messages posted with wait false have not been completed.
-  bool pending() const;
 
  private:
   struct Impl;

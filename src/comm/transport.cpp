@@ -56,7 +56,6 @@ Transport::Flight Transport::start(bool on_gpu, Route route, const void* send,
                                    ScratchBuffer& stage_send, ScratchBuffer& stage_recv,
                                    OpStats& stats) {
   Flight f;
-  f.on_gpu = on_gpu;
   f.route = route;
   f.recv = recv;
   f.stream = stream;

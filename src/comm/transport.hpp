@@ -63,7 +63,6 @@ class Transport {
   // staging: the device-to-host copy is in start, the host-to-device copy in finish) and the
   // notices of shared memory; CUDA IPC copies complete inside start.
   struct Flight {
-    bool on_gpu = false;
     Route route = Route::mpi;
     bool staged = false;
     void* recv = nullptr;       // where the blocks land (staged: the device receive buffer)

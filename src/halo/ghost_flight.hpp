@@ -4,13 +4,12 @@
 #pragma once
 
 #include "comm/transport.hpp"
-#include "common/clock.hpp"
 #include "exchange/message_layout.hpp"
 
 #include <pvec.h>
 
 #include <cstdint>
-#include <memory>
+#include <optional>
 #include <vector>
 
 namespace pvec::impl {
@@ -19,9 +18,8 @@ struct GhostFlight {
   enum class Kind { none, get, put };
   Kind kind = Kind::none;
   bool device = false;
-  Route route = Route::mpi;
   bool pieces = false;  // ghost_get on host memory through MPI: blocks sent in pieces
-  std::unique_ptr<MessageLayout> layout;
+  std::optional<MessageLayout> layout;
   std::vector<int64_t> send_bytes, send_displs, recv_bytes, recv_displs;
   char* recvbuf = nullptr;
   Transport::Flight transport;

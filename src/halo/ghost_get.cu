@@ -320,14 +320,13 @@ void start_ghosts(DistContext& ctx, const GhostPlan& plan, const std::vector<int
 
   // The messages: this rank's own periodic images are in none (PackRows writes them straight
   // into the ghost rows), so their blocks are empty.
-  f.layout = std::make_unique<MessageLayout>(ps, cols);
+  f.layout.emplace(ps, cols);
   const MessageLayout& layout = *f.layout;
   std::vector<int64_t>&send_bytes = f.send_bytes, &send_displs = f.send_displs,
   &recv_bytes = f.recv_bytes, &recv_displs = f.recv_displs;
   const int64_t send_total = layout.offsets(plan.send_counts, send_bytes, send_displs, me);
   const int64_t recv_total = layout.offsets(plan.recv_counts, recv_bytes, recv_displs, me);
   const Route route = ctx.prepare_exchange(device, send_total, recv_total);
-  f.route = route;
   f.device = device;
   // Host memory and MPI: large blocks land in the ghost rows (host_pieces), the others in the
   // receive buffer, to be unpacked. Through shared memory every block is copied from its

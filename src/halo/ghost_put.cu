@@ -56,7 +56,7 @@ void ghost_put_begin(DistContext& ctx, const GhostPlan* plan_in, const std::vect
 
   // Ghost values go back to their sources: the reverse of ghost_get's exchange. The values of
   // this rank's own images stay where they are: ReduceColumn reads them from the ghost rows.
-  f.layout = std::make_unique<MessageLayout>(ps, cols);
+  f.layout.emplace(ps, cols);
   const MessageLayout& layout = *f.layout;
   std::vector<int64_t>&send_bytes = f.send_bytes, &send_displs = f.send_displs,
   &recv_bytes = f.recv_bytes, &recv_displs = f.recv_displs;
@@ -88,7 +88,6 @@ void ghost_put_begin(DistContext& ctx, const GhostPlan* plan_in, const std::vect
   ps.sync_stream();  // queued kernels belong to the compute time
   ctx.stats.compute_seconds += seconds_since(t_start);
   // (ReduceColumn only reads the received blocks.)
-  f.route = route;
   f.device = device;
   f.op = op;
   f.recvbuf = recvbuf;
