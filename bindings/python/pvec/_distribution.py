@@ -59,10 +59,9 @@ class Distributed:
         call("pvec_map", self._h(), int(f), ctypes.byref(removed))
         return removed.value
 
-    def ghost_get(self, props=None, on_device=False, reuse_plan=False, skip_positions=False,
-                  flags=None):
-        """Replace the ghosts by copies of the particles within the ghost width of this
-        rank's subdomain (collective). props: the properties that travel (None: all)."""
+    def _ghost_exchange(self, fn, props, on_device, flags, reuse_plan=False,
+                        skip_positions=False, op=None):
+        # pvec_ghost_get(_begin) (op None) or pvec_ghost_put(_begin): the flags and the list.
         f = Flags(flags or 0)
         if on_device:
             f |= Flags.ON_DEVICE
@@ -71,7 +70,17 @@ class Distributed:
         if skip_positions:
             f |= Flags.GHOST_SKIP_POSITIONS
         arr, count = self._props(props)
-        call("pvec_ghost_get", self._h(), arr, count, int(f))
+        if op is None:
+            call(fn, self._h(), arr, count, int(f))
+        else:
+            call(fn, self._h(), arr, count, int(_args.lookup(_args.OPS, op, "op")), int(f))
+
+    def ghost_get(self, props=None, on_device=False, reuse_plan=False, skip_positions=False,
+                  flags=None):
+        """Replace the ghosts by copies of the particles within the ghost width of this
+        rank's subdomain (collective). props: the properties that travel (None: all)."""
+        self._ghost_exchange("pvec_ghost_get", props, on_device, flags, reuse_plan,
+                             skip_positions)
 
     def imbalance(self, weight=None, on_device=False):
         """(count, weight): the largest rank's local particle count over the mean, and the same
@@ -111,12 +120,7 @@ class Distributed:
     def ghost_put(self, props=None, op="add", on_device=False, flags=None):
         """Send ghost values back to their owners and combine them with op ("add", "min",
         "max", "replace" or a ReduceOp) (collective)."""
-        f = Flags(flags or 0)
-        if on_device:
-            f |= Flags.ON_DEVICE
-        arr, count = self._props(props)
-        call("pvec_ghost_put", self._h(), arr, count, int(_args.lookup(_args.OPS, op, "op")),
-             int(f))
+        self._ghost_exchange("pvec_ghost_put", props, on_device, flags, op=op)
 
     # ---- split-phase ghost exchange (docs/overlap.md) -----------------------------------------
     # ghost_get / ghost_put in two calls, so that the program computes while the messages
@@ -134,15 +138,8 @@ class Distributed:
         travels was packed here); the ghost rows must not be touched, and ghost_size is still
         the previous count. Raises :class:`pvec.Error` as ghost_get does, and STATE (an
         exchange already in flight, a spawn open)."""
-        f = Flags(flags or 0)
-        if on_device:
-            f |= Flags.ON_DEVICE
-        if reuse_plan:
-            f |= Flags.GHOST_REUSE_PLAN
-        if skip_positions:
-            f |= Flags.GHOST_SKIP_POSITIONS
-        arr, count = self._props(props)
-        call("pvec_ghost_get_begin", self._h(), arr, count, int(f))
+        self._ghost_exchange("pvec_ghost_get_begin", props, on_device, flags, reuse_plan,
+                             skip_positions)
 
     def ghost_get_end(self):
         """Complete :meth:`ghost_get_begin` and write the ghost rows. Local, but every rank
@@ -156,12 +153,7 @@ class Distributed:
         :meth:`ghost_put_end` their local rows must not be read or written (they are combined
         at end) nor their ghost rows written; every other property's rows are free. Raises
         :class:`pvec.Error` as ghost_put does, and STATE (an exchange already in flight)."""
-        f = Flags(flags or 0)
-        if on_device:
-            f |= Flags.ON_DEVICE
-        arr, count = self._props(props)
-        call("pvec_ghost_put_begin", self._h(), arr, count,
-             int(_args.lookup(_args.OPS, op, "op")), int(f))
+        self._ghost_exchange("pvec_ghost_put_begin", props, on_device, flags, op=op)
 
     def ghost_put_end(self):
         """Complete :meth:`ghost_put_begin`: combine the values into the local rows. Local,
