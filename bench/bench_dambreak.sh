@@ -42,7 +42,7 @@ run() {
   echo "$out" | grep -q "all checks passed" || { echo "$out" >&2; exit 1; }
   echo "$out" | sed -n 's/.*rates \([0-9.]*\).* list \([0-9.]*\).*total \([0-9.]*\).*/\3 \1 \2/p'
 }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+source bench/bench_lib.sh  # median
 
 echo "# bench_dambreak $mode: $exe ${args[*]} --quiet; $rounds rounds, taking turns; ms per step"
 case "$mode" in

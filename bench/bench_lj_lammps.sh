@@ -32,7 +32,7 @@ rounds=${ROUNDS:-2}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-median() { sort -g | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+source bench/bench_lib.sh  # median
 
 for c in ${CELLS:-8 20}; do
   for np in ${RANKS:-1 2}; do
