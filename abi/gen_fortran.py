@@ -446,7 +446,8 @@ def capi(desc):
 
     o = [STAMP]
     o += comment(
-        "pvec_capi -- the C ABI of include/pvec.h as Fortran, one entry per entry of "
+        "pvec_capi (longer than 500 lines because it is the whole C ABI, generated) -- the C "
+        "ABI of include/pvec.h as Fortran, one entry per entry of "
         "abi/pvec_abi.json: constants and enumerators as integer parameters of C's names, "
         "structs as bind(C) types with C's fields in C's order, and an interface "
         "c_pvec_<name>, bind(C, name='pvec_<name>'), per function. `use pvec` gives all of it "
