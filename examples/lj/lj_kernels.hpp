@@ -57,12 +57,13 @@ PVEC_HOST_DEVICE inline void add_to(T* p, T a) {
 #endif
 }
 
-/// f = 0 on local and ghost rows: a half list adds -f to ghosts, which ghost_put sends home.
+/// f = 0 on rows first + i: a half list adds -f to ghosts, which ghost_put sends home.
 template <class T>
 struct ZeroForce {
   Columns<T> s;
+  std::int64_t first = 0;
   PVEC_HOST_DEVICE void operator()(std::int64_t i) const {
-    for (int c = 0; c < 3; ++c) s.f[c * s.cap + i] = T(0);
+    for (int c = 0; c < 3; ++c) s.f[c * s.cap + first + i] = T(0);
   }
 };
 

@@ -5,7 +5,7 @@
 // benchmark; --t0 changes it).
 //
 //   mpirun -np 2 ./lj_md [--cells N] [--steps S] [--equil E] [--t0 T] [--float32] [--full]
-//   [--sort morton|rowmajor|halo] [--quiet]
+//   [--sort morton|rowmajor|halo] [--overlap] [--trace FILE] [--quiet]
 //
 // --cells N: N^3 fcc unit cells, 4 N^3 particles (default 8). --steps: measured steps
 // (default 1000), after --equil equilibration steps (default 200: the lattice melts; its
@@ -13,15 +13,21 @@
 // --float32: positions, velocities and forces in float32 (default float64). --full: a full
 // Verlet list (every pair twice, no ghost_put) instead of a half list. --sort: the order of
 // the rebuilds' pvec_vector_sort (default morton; halo: PVEC_SORT_HALO_FIRST, which speeds up the
-// ghost exchanges of the host path). --quiet: no energy table.
+// ghost exchanges of the host path). --overlap: the plan-replay steps split ghost_get around the
+// forces between local particles (see below). --trace FILE: when each part of
+// each measured step ran on each rank, as CSV (lj_trace.hpp; bench/plot_timeline.py draws
+// it). --quiet: no energy table.
 //
 // Each step: half kick and drift; pvec_verlet_check (collective: did any particle move more
 // than skin/2 since the list was built?); if so a rebuild (pvec_map, pvec_vector_sort by cells,
 // ghost_get with a new plan, pvec_verlet_build), else ghost_get replaying the plan
 // (PVEC_GHOST_REUSE_PLAN: the same ghosts at their new positions); forces from the list; with
 // the half list pvec_ghost_put(ADD) of the forces the ghosts collected; the second half
-// kick. With the CUDA backend every kernel runs on the device mirror (raw pointers from
-// pvec_vector_get_layouts), without a GPU the same functors run as loops over the host mirror.
+// kick. With --overlap (lj_overlap.hpp) the replay is split: pvec_ghost_get_begin, the forces
+// between local particles while the ghosts travel, pvec_ghost_get_end, then the forces of the
+// rows that have a ghost neighbour (docs/examples.md says when that pays). With the CUDA backend
+// every kernel runs on the device mirror (raw pointers from pvec_vector_get_layouts), without a GPU
+// the same functors run as loops over the host mirror.
 //
 // It checks itself and exits non-zero on failure: forces at step 0 against a brute-force
 // sum over periodic images, total momentum, and the relative drift of the total energy.
@@ -31,6 +37,9 @@
 
 #include "lj_check.hpp"
 #include "lj_kernels.hpp"
+#include "lj_options.hpp"
+#include "lj_overlap.hpp"
+#include "lj_trace.hpp"
 
 #include <cinttypes>
 #include <cmath>
@@ -51,25 +60,8 @@
 
 namespace {
 
-struct Options {
-  std::int64_t cells = 8;
-  int steps = 1000;
-  bool f32 = false, full = false, quiet = false;
-  unsigned sort = PVEC_SORT_MORTON;  // --sort morton|rowmajor|halo: pvec_vector_sort's order
-  // Initial temperature. The fcc start at 1.44 melts and settles near T = 0.72, the standard
-  // LJ liquid (as LAMMPS's LJ benchmark starts it); a start at 0.72 stays a solid near 0.39.
-  double t0 = 1.44;
-  // Steps run before the measured ones (the melting of the lattice).
-  int equil = 200;
-};
-
 const double kDensity = 0.8442, kCutoff = 2.5, kSkin = 0.3, kDt = 0.005;
 const double kJitter = 0.02;  // initial displacement from the lattice sites, per coordinate
-
-// Seconds of each part of a step, summed over the steps.
-enum Part { kForce, kIntegrate, kGhostGet, kGhostPut, kCheck, kRebuild, kParts };
-const char* const kPartNames[kParts] = {"force",     "integrate", "ghost_get",
-                                        "ghost_put", "check",     "rebuild"};
 
 struct Totals {
   double ke = 0, pe = 0, p[3] = {0, 0, 0};
@@ -79,7 +71,7 @@ struct Totals {
 template <class T>
 class Simulation {
  public:
-  Simulation(const Options& o) : opt_(o) {
+  Simulation(const lj::Options& o) : opt_(o) {
     n_total_ = 4 * o.cells * o.cells * o.cells;
     lattice_ = std::cbrt(4.0 / kDensity);
     box_ = lattice_ * static_cast<double>(o.cells);
@@ -142,20 +134,34 @@ class Simulation {
   }
   void initial_state();
   void rebuild();
+  pvec::verlet_view list_view();
   void forces();
+  void replay_overlapped();
+  // Runs f, adds its time to part p and records it as event ev of the current step.
+  template <class F>
+  void timed(lj::Part p, lj::Event ev, F&& f) {
+    const double a = MPI_Wtime();
+    f();
+    const double b = MPI_Wtime();
+    time_[p] += b - a;
+    trace_.add(step_, ev, a, b);
+  }
   Totals totals();
   bool check_step0(const Totals& t0);
 
-  Options opt_;
+  lj::Options opt_;
   pvec_vector_t vec_ = nullptr;
   pvec_verlet_t list_ = nullptr;
+  lj::SplitList split_;  // the list, local neighbours first, and its boundary rows (overlap)
+  lj::Trace trace_;
+  int step_ = 0;
   int p_vel_ = 0, p_force_ = 0, p_epot_ = 0, rank_ = 0, size_ = 1;
   bool gpu_ = false;
   unsigned on_ = 0;
   std::int64_t n_total_ = 0, n_ = 0, n_ghost_ = 0, pairs_ = 0;
   double lattice_ = 0, box_ = 0;
   lj::Potential pot_{};
-  double time_[kParts] = {0, 0, 0, 0, 0, 0};
+  double time_[lj::kParts] = {0, 0, 0, 0, 0, 0};
 };
 
 // Lattice positions with jitter and Gaussian velocities on the host mirror, then zero total
@@ -205,21 +211,60 @@ void Simulation<T>::rebuild() {
   } else {
     CHECK(pvec_verlet_build(list_));
   }
+  if (opt_.overlap) {
+    columns();  // n_ after the map
+    split_.update(gpu_, list_view(), n_);
+  }
+}
+
+// The list as kernels see it (valid until the next build).
+template <class T>
+pvec::verlet_view Simulation<T>::list_view() {
+  pvec_verlet_info info = PVEC_VERLET_INFO_INIT;
+  CHECK(pvec_verlet_get_info(list_, &info));
+  pairs_ = info.n_pairs;
+  return {info.n, info.offsets, info.neighbors, info.half};
 }
 
 template <class T>
 void Simulation<T>::forces() {
   lj::Columns<T> s = columns();
-  pvec_verlet_info info = PVEC_VERLET_INFO_INIT;
-  CHECK(pvec_verlet_get_info(list_, &info));
-  pairs_ = info.n_pairs;
-  const pvec::verlet_view list{info.n, info.offsets, info.neighbors, info.half};
+  const pvec::verlet_view list = list_view();
   if (opt_.full) {
     lj::for_each(gpu_, n_, lj::Force<T, false>{s, list, pot_});
   } else {
     lj::for_each(gpu_, n_ + n_ghost_, lj::ZeroForce<T>{s});
     lj::for_each(gpu_, n_, lj::Force<T, true>{s, list, pot_});
   }
+}
+
+// A plan-replay step's ghost_get and forces, overlapped: the pairs of two local particles are
+// computed while the ghosts' positions travel, the pairs with a ghost after they arrived.
+template <class T>
+void Simulation<T>::replay_overlapped() {
+  timed(lj::kGhostGet, lj::kEvGetBegin,
+        [&] { CHECK(pvec_ghost_get_begin(vec_, PVEC_NO_PROPS, 0, on_ | PVEC_GHOST_REUSE_PLAN)); });
+  const lj::SplitView list = split_.view();
+  timed(lj::kForce, lj::kEvInterior, [&] {
+    const lj::Columns<T> s = columns();  // local rows are the caller's between begin and end
+    if (opt_.full) {
+      lj::for_each(gpu_, n_, lj::ForcePart<T, false, false>{s, list, pot_, nullptr});
+    } else {
+      lj::for_each(gpu_, n_, lj::ZeroForce<T>{s});
+      lj::for_each(gpu_, n_, lj::ForcePart<T, true, false>{s, list, pot_, nullptr});
+    }
+  });
+  timed(lj::kGhostGet, lj::kEvGetEnd, [&] { CHECK(pvec_ghost_get_end(vec_)); });
+  timed(lj::kForce, lj::kEvBoundary, [&] {
+    const lj::Columns<T> s = columns();
+    const std::int64_t nb = split_.n_rows();
+    if (opt_.full) {
+      lj::for_each(gpu_, nb, lj::ForcePart<T, false, true>{s, list, pot_, split_.rows()});
+    } else {
+      lj::for_each(gpu_, n_ghost_, lj::ZeroForce<T>{s, n_});
+      lj::for_each(gpu_, nb, lj::ForcePart<T, true, true>{s, list, pot_, split_.rows()});
+    }
+  });
 }
 
 // Kinetic and potential energy and momentum, summed over the ranks (on the host mirror).
@@ -275,14 +320,18 @@ int Simulation<T>::run() {
     std::printf("LJ NVE: %" PRId64 " particles (%" PRId64
                 "^3 fcc cells), box %.4f, density "
                 "%.4f, T0 %.2f, rc %.1f, skin %.1f, dt %.3f, %s positions, %s list, %d rank(s), "
-                "%s\n",
+                "%s; plan-replay ghost_get %s\n",
                 n_total_, opt_.cells, box_, kDensity, opt_.t0, kCutoff, kSkin, kDt,
                 sizeof(T) == 4 ? "float32" : "float64", opt_.full ? "full" : "half", size_,
                 gpu_ ? "CUDA backend: kernels on the GPU"
-                     : "host backend: the same kernels as loops on the host");
+                     : "host backend: the same kernels as loops on the host",
+                opt_.overlap ? "overlapped with the interior forces" : "blocking");
   initial_state();
   rebuild();
-  forces();
+  if (opt_.overlap)
+    replay_overlapped();  // so that the force check below checks the split passes
+  else
+    forces();
   if (!opt_.full) CHECK(pvec_ghost_put(vec_, &p_force_, 1, PVEC_REDUCE_ADD, on_));
   const Totals t0 = totals();
   bool ok = check_step0(t0);
@@ -310,42 +359,28 @@ int Simulation<T>::run() {
   const T dt = static_cast<T>(kDt), half = static_cast<T>(0.5 * kDt);
   int rebuilds = 0;
   auto advance = [&] {
-    double t_start = MPI_Wtime();
-    lj::for_each(gpu_, n_, lj::Kick<T>{columns(), half, dt, true});
-    double t_now = MPI_Wtime();
-    time_[kIntegrate] += t_now - t_start;
-
+    timed(lj::kIntegrate, lj::kEvKick, [&] {
+      lj::for_each(gpu_, n_, lj::Kick<T>{columns(), half, dt, true});
+    });
     int again = 0;
-    t_start = t_now;
-    CHECK(pvec_verlet_check(list_, &again));
-    t_now = MPI_Wtime();
-    time_[kCheck] += t_now - t_start;
-    t_start = t_now;
+    timed(lj::kCheck, lj::kEvCheck, [&] { CHECK(pvec_verlet_check(list_, &again)); });
     if (again) {
-      rebuild();
+      timed(lj::kRebuild, lj::kEvRebuild, [&] { rebuild(); });
       ++rebuilds;
-      t_now = MPI_Wtime();
-      time_[kRebuild] += t_now - t_start;
+      timed(lj::kForce, lj::kEvForce, [&] { forces(); });
+    } else if (opt_.overlap) {
+      replay_overlapped();
     } else {
-      CHECK(pvec_ghost_get(vec_, PVEC_NO_PROPS, 0, on_ | PVEC_GHOST_REUSE_PLAN));
-      t_now = MPI_Wtime();
-      time_[kGhostGet] += t_now - t_start;
+      timed(lj::kGhostGet, lj::kEvGhostGet,
+            [&] { CHECK(pvec_ghost_get(vec_, PVEC_NO_PROPS, 0, on_ | PVEC_GHOST_REUSE_PLAN)); });
+      timed(lj::kForce, lj::kEvForce, [&] { forces(); });
     }
-
-    t_start = t_now;
-    forces();
-    t_now = MPI_Wtime();
-    time_[kForce] += t_now - t_start;
-    if (!opt_.full) {
-      t_start = t_now;
-      CHECK(pvec_ghost_put(vec_, &p_force_, 1, PVEC_REDUCE_ADD, on_));
-      t_now = MPI_Wtime();
-      time_[kGhostPut] += t_now - t_start;
-    }
-
-    t_start = t_now;
-    lj::for_each(gpu_, n_, lj::Kick<T>{columns(), half, dt, false});
-    time_[kIntegrate] += MPI_Wtime() - t_start;
+    if (!opt_.full)
+      timed(lj::kGhostPut, lj::kEvGhostPut,
+            [&] { CHECK(pvec_ghost_put(vec_, &p_force_, 1, PVEC_REDUCE_ADD, on_)); });
+    timed(lj::kIntegrate, lj::kEvKick2, [&] {
+      lj::for_each(gpu_, n_, lj::Kick<T>{columns(), half, dt, false});
+    });
   };
 
   // Equilibration: the lattice melts (its energy error is the largest of the run, while
@@ -366,13 +401,18 @@ int Simulation<T>::run() {
   };
   if (opt_.equil > 0) max_drift = report_e(0, te);
   Totals t = te;
+  MPI_Barrier(MPI_COMM_WORLD);
   const double loop_start = MPI_Wtime();
+  trace_.start(!opt_.trace.empty(), loop_start);
   for (int step = 1; step <= opt_.steps; ++step) {
+    step_ = step;
     advance();
-    // The energy every `sample` steps (a reduction, not timed), so that no excursion between
-    // table rows goes unseen.
+    // The energy every `sample` steps (a reduction, not in the parts' times), so that no
+    // excursion between table rows goes unseen.
     if (step % sample == 0 || step == opt_.steps) {
+      const double a = MPI_Wtime();
       t = totals();
+      trace_.add(step, lj::kEvEnergy, a, MPI_Wtime());
       max_drift = std::fmax(max_drift, report_e(step, t));
     }
   }
@@ -388,8 +428,12 @@ int Simulation<T>::run() {
   const double p_tol = sizeof(T) == 4 ? 1e-5 : 1e-10, e_tol = sizeof(T) == 4 ? 1e-3 : 1e-4;
   const bool p_ok = momentum < p_tol, e_ok = max_drift < e_tol;
   ok = ok && p_ok && e_ok;
-  double worst[kParts];
-  MPI_Reduce(time_, worst, kParts, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (!opt_.trace.empty() && !trace_.write(opt_.trace.c_str(), lj::kEventNames, MPI_COMM_WORLD)) {
+    if (rank_ == 0) std::fprintf(stderr, "lj_md: could not write %s\n", opt_.trace.c_str());
+    ok = false;
+  }
+  double worst[lj::kParts];
+  MPI_Reduce(time_, worst, lj::kParts, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   if (rank_ == 0) {
     std::printf("momentum: |P|/N = %.3e after %d steps (tolerance %.0e)%s\n", momentum, opt_.steps,
                 p_tol, p_ok ? "" : "  FAILED");
@@ -402,50 +446,16 @@ int Simulation<T>::run() {
                 opt_.steps);
     double sum = 0;
     std::printf("time per step (ms, slowest rank):");
-    for (int k = 0; k < kParts; ++k) {
+    for (int k = 0; k < lj::kParts; ++k) {
       const double ms = 1e3 * worst[k] / std::max(opt_.steps, 1);
       sum += ms;
-      std::printf(" %s %.3f", kPartNames[k], ms);
+      std::printf(" %s %.3f", lj::kPartNames[k], ms);
     }
     std::printf(" | total %.3f | wall %.3f", sum, 1e3 * loop / std::max(opt_.steps, 1));
-    if (rebuilds > 0) std::printf(" | %.3f ms per rebuild", 1e3 * worst[kRebuild] / rebuilds);
+    if (rebuilds > 0) std::printf(" | %.3f ms per rebuild", 1e3 * worst[lj::kRebuild] / rebuilds);
     std::printf("\n%s\n", ok ? "lj_md: all checks passed" : "lj_md: CHECKS FAILED");
   }
   return ok ? 0 : 1;
-}
-
-bool parse(int argc, char** argv, Options* o) {
-  for (int a = 1; a < argc; ++a) {
-    const std::string s = argv[a];
-    if (s == "--cells" && a + 1 < argc) {
-      o->cells = std::atoll(argv[++a]);
-    } else if (s == "--steps" && a + 1 < argc) {
-      o->steps = std::atoi(argv[++a]);
-    } else if (s == "--equil" && a + 1 < argc) {
-      o->equil = std::atoi(argv[++a]);
-    } else if (s == "--t0" && a + 1 < argc) {
-      o->t0 = std::atof(argv[++a]);
-    } else if (s == "--float32") {
-      o->f32 = true;
-    } else if (s == "--full") {
-      o->full = true;
-    } else if (s == "--quiet") {
-      o->quiet = true;
-    } else if (s == "--sort" && a + 1 < argc) {
-      const std::string v = argv[++a];
-      if (v == "morton")
-        o->sort = PVEC_SORT_MORTON;
-      else if (v == "rowmajor")
-        o->sort = 0;
-      else if (v == "halo")
-        o->sort = PVEC_SORT_HALO_FIRST;
-      else
-        return false;
-    } else {
-      return false;
-    }
-  }
-  return o->cells >= 1 && o->steps >= 0 && o->equil >= 0 && o->t0 > 0;
 }
 
 }  // namespace
@@ -454,12 +464,13 @@ int main(int argc, char** argv) {
   CHECK(pvec_init(&argc, &argv));
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  Options o;
-  if (!parse(argc, argv, &o)) {
+  lj::Options o;
+  if (!lj::parse(argc, argv, &o)) {
     if (rank == 0)
       std::fprintf(stderr,
                    "usage: %s [--cells N] [--steps S] [--equil E] [--t0 T] [--float32] [--full]\n"
-                   "          [--sort morton|rowmajor|halo] [--quiet]\n",
+                   "          [--sort morton|rowmajor|halo] [--overlap] [--trace FILE]\n"
+                   "          [--quiet]\n",
                    argv[0]);
     CHECK(pvec_finalize());
     return 2;
