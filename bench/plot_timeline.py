@@ -149,7 +149,7 @@ def render(panels, title=""):
         out.append(f'<rect x="{x}" y="{y}" width="12" height="12" '
                    f'fill="{colour_of(part, extra)}"/>')
         out.append(f'<text x="{x + 16}" y="{y + 11}">{html.escape(part)}</text>')
-        x += 22 + 7 * len(part)
+        x += 26 + 7 * len(part)
         if x > width - 120:
             x, y = left, y + 18
     height = y + 30
