@@ -110,6 +110,24 @@ struct VerletPass {
       }
     };
     constexpr int L = DIM - 1;
+#if !defined(__CUDA_ARCH__)
+    // On the host, with cells as wide as the cutoff, the stencil is cut to the cells that can
+    // hold a particle within the cutoff of this one: whole rows of cells, and the ends of the
+    // rows left, farther than the cutoff (less a margin far above rounding) are skipped. Only
+    // cells without a pair are left out, so the list is the same, entry for entry. LJ example,
+    // 2,048 particles, 1 rank of the CPU machine: 3.40-3.47 -> 2.90-2.93 ms per rebuild; with
+    // cells of half the cutoff the same cut cost more than it saved (2.57-2.76 -> 3.04-3.26).
+    const bool cut_stencil = g.span == 1;
+    const double reach2 = static_cast<double>(cut2) * (1 + 4e-5);
+    auto gap = [&](int d, int64_t c) {
+      const double x = static_cast<double>(xi[d]);
+      const double left = g.origin[d] + static_cast<double>(c) * g.width[d];
+      const double right = left + g.width[d];
+      const double gp = x < left ? left - x : (x > right ? x - right : 0.0);
+      const double slack = 1e-6 * (std::fabs(x) + std::fabs(left) + g.width[d]);
+      return gp > slack ? gp - slack : 0.0;
+    };
+#endif
     const int64_t a0 = DIM == 3 ? lo[0] : 0, a1 = DIM == 3 ? hi[0] : 0;
     const int64_t b0 = DIM >= 2 ? lo[DIM >= 2 ? DIM - 2 : 0] : 0;
     const int64_t b1 = DIM >= 2 ? hi[DIM >= 2 ? DIM - 2 : 0] : 0;
@@ -117,6 +135,19 @@ struct VerletPass {
       for (int64_t b = b0; b <= b1; ++b) {
         const int64_t row = DIM == 3 ? a * g.dims[1] + b : b;
         const int64_t base = row * g.dims[L];
+        int64_t c0 = lo[L], c1 = hi[L];
+#if !defined(__CUDA_ARCH__)
+        if (cut_stencil) {
+          double budget = reach2;
+          if (DIM == 3) budget -= gap(0, a) * gap(0, a);
+          if (DIM >= 2) budget -= gap(DIM >= 2 ? DIM - 2 : 0, b) * gap(DIM >= 2 ? DIM - 2 : 0, b);
+          if (budget < 0) continue;
+          const double x = static_cast<double>(xi[L]);
+          const double reach = std::sqrt(budget) + 1e-6 * (2 * std::fabs(x) + g.width[L]);
+          c0 = std::max(c0, g.coord(L, x - reach));
+          c1 = std::min(c1, g.coord(L, x + reach));
+        }
+#endif
         int lead = 0;  // sign of the leading offsets, lexicographic
         if (HALF) {
           if (DIM == 3)
@@ -124,11 +155,11 @@ struct VerletPass {
           if (DIM == 2) lead = b > ci[0] ? 1 : (b < ci[0] ? -1 : 0);
         }
         if (!HALF || lead > 0) {
-          const int32_t e1 = g.cell_offsets[base + hi[L] + 1];
-          for (int32_t e = g.cell_offsets[base + lo[L]]; e < e1; ++e) visit(g.cell_particles[e], 0);
+          const int32_t e1 = g.cell_offsets[base + c1 + 1];
+          for (int32_t e = g.cell_offsets[base + c0]; e < e1; ++e) visit(g.cell_particles[e], 0);
           continue;
         }
-        for (int64_t c = lo[L]; c <= hi[L]; ++c) {
+        for (int64_t c = c0; c <= c1; ++c) {
           const int64_t cell = base + c;
           const int mode = lead < 0 || c < ci[L] ? 1 : (c == ci[L] ? 2 : 0);
           const int32_t e0 = g.cell_offsets[cell], e1 = g.cell_offsets[cell + 1];
