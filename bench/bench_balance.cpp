@@ -9,8 +9,11 @@
 //                  balanced boxes (the baseline, measured in the same run; target <= 3x)
 //   map, ghost     a map with 10% movers and a ghost_get (new plan) on the balanced boxes of the
 //                  clustered particles, against the same calls on equal boxes of uniformly
-//                  spread particles, the same count per rank (target <= 1.3x); the ghosts each
-//                  holds are printed too (the two distributions do not give the same ghosts)
+//                  spread particles, the same count per rank (target <= 1.3x). The equal boxes'
+//                  ghost width is chosen (with untimed ghost_gets) so that their busiest rank
+//                  holds as many ghosts as the balanced boxes' busiest: both ghost_gets move
+//                  the same number of ghosts (the clustered particles' small boxes hold many
+//                  more ghosts at the same width)
 //
 // Medians of --reps repetitions, each on a fresh vector; a barrier before each timed call and
 // the largest time over the ranks. One JSON line per measurement (docs/performance.md).
@@ -20,6 +23,7 @@
 #include <mpi.h>
 #endif
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -116,6 +120,24 @@ int64_t ghost_count(pvec_vector_t v) {
   return g;
 }
 
+// The ghost width at which equal boxes of uniformly spread particles give `target` ghosts on
+// their busiest rank (within 2%, from a few untimed ghost_gets: the count grows about linearly
+// with a thin width), at most 0.2 (subdomains of 4 ranks are 0.5 wide).
+double matched_width(const Run& run, const RealisticSchema& s, uint64_t seed, double target) {
+  Run r = run;
+  for (int it = 0; it < 5 && target > 0; ++it) {
+    pvec_vector_t e = make(r, s, false, seed);
+    BENCH_PVEC(
+        pvec_ghost_get(e, nullptr, 0, run.device ? static_cast<unsigned>(PVEC_ON_DEVICE) : 0u));
+    const double g = max_over_ranks(static_cast<double>(ghost_count(e)));
+    BENCH_PVEC(pvec_vector_destroy(e));
+    if (g > 0 && std::fabs(g - target) <= 0.02 * target) break;
+    const double next = g > 0 ? r.ghost * target / g : 2 * r.ghost;
+    r.ghost = next < 0.2 ? next : 0.2;
+  }
+  return r.ghost;
+}
+
 double count_imbalance(pvec_vector_t v) {
   double c = 0;
   BENCH_PVEC(pvec_vector_get_imbalance(v, PVEC_NO_WEIGHT, 0, &c, nullptr));
@@ -149,6 +171,7 @@ int main(int argc, char** argv) {
     std::vector<double> t_rebalance, t_again, t_map10, t_ghost, t_map10_equal, t_ghost_equal;
     double before = 0, after = 0;
     double ghosts = 0, ghosts_equal = 0;  // the most on a rank, last repetition
+    double width_equal = run.ghost;       // the equal boxes' matched ghost width, last one
     for (int r = 0; r < reps; ++r) {
       const uint64_t seed = static_cast<uint64_t>(r) + 1;
       pvec_vector_t v = make(run, s, true, seed);
@@ -164,8 +187,11 @@ int main(int argc, char** argv) {
         BENCH_PVEC(pvec_vector_rebalance(v, PVEC_NO_WEIGHT, 1.0, on, nullptr, nullptr));
       }));
       BENCH_PVEC(pvec_vector_destroy(v));
-      // The same calls on equal boxes of uniformly spread particles.
-      pvec_vector_t e = make(run, s, false, seed);
+      // The same calls on equal boxes of uniformly spread particles, as many ghosts.
+      Run eq = run;
+      eq.ghost = matched_width(run, s, seed, ghosts);
+      width_equal = eq.ghost;
+      pvec_vector_t e = make(eq, s, false, seed);
       move_tenth(e, run, false, seed);
       t_map10_equal.push_back(timed([&] { BENCH_PVEC(pvec_map(e, on, nullptr)); }));
       t_ghost_equal.push_back(timed([&] { BENCH_PVEC(pvec_ghost_get(e, nullptr, 0, on)); }));
@@ -191,6 +217,7 @@ int main(int argc, char** argv) {
                   ghost * 1e3, ghost_eq * 1e3, ghost_eq > 0 ? ghost / ghost_eq : 0.0);
       std::printf("%-34s %12.0f %12.0f %8.2f\n", "ghosts (most on a rank)", ghosts, ghosts_equal,
                   ghosts_equal > 0 ? ghosts / ghosts_equal : 0.0);
+      std::printf("%-34s %12.4f %12.4f\n", "ghost width (balanced, equal)", run.ghost, width_equal);
       Json("bench_balance")
           .num("ranks", ranks)
           .num("per_rank", static_cast<double>(run.per_rank))
@@ -205,6 +232,8 @@ int main(int argc, char** argv) {
           .num("ghost_equal_ms", ghost_eq * 1e3)
           .num("ghosts", ghosts)
           .num("ghosts_equal", ghosts_equal)
+          .num("ghost_width", run.ghost)
+          .num("ghost_width_equal", width_equal)
           .print();
     }
   }  // the schema is destroyed before pvec_finalize
