@@ -109,13 +109,7 @@ contains
     integer, intent(in), optional :: flags
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    integer(c_int), allocatable, target :: buf(:)
-    type(c_ptr) :: p
-    integer(c_int) :: n, f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
-    call props_arg(props, buf, p, n)
-    call finish_c(c_pvec_ghost_get(vec%h, p, n, f), stat, errmsg)
+    call ghost_get_call(vec, .false., props, flags, stat, errmsg)
   end subroutine pvec_ghost_get
 
   !> Send ghost values of the listed properties (absent: all) back to their owners and combine
@@ -128,13 +122,7 @@ contains
     integer, intent(in), optional :: flags
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    integer(c_int), allocatable, target :: buf(:)
-    type(c_ptr) :: p
-    integer(c_int) :: n, f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
-    call props_arg(props, buf, p, n)
-    call finish_c(c_pvec_ghost_put(vec%h, p, n, int(op, c_int), f), stat, errmsg)
+    call ghost_put_call(vec, .false., op, props, flags, stat, errmsg)
   end subroutine pvec_ghost_put
 
   ! ---- Split-phase ghost exchange (docs/overlap.md) ------------------------------------------
@@ -157,13 +145,7 @@ contains
     integer, intent(in), optional :: flags
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    integer(c_int), allocatable, target :: buf(:)
-    type(c_ptr) :: p
-    integer(c_int) :: n, f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
-    call props_arg(props, buf, p, n)
-    call finish_c(c_pvec_ghost_get_begin(vec%h, p, n, f), stat, errmsg)
+    call ghost_get_call(vec, .true., props, flags, stat, errmsg)
   end subroutine pvec_ghost_get_begin
 
   !> Complete pvec_ghost_get_begin and write the ghost rows. Local, but every rank must call
@@ -188,13 +170,7 @@ contains
     integer, intent(in), optional :: flags
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
-    integer(c_int), allocatable, target :: buf(:)
-    type(c_ptr) :: p
-    integer(c_int) :: n, f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
-    call props_arg(props, buf, p, n)
-    call finish_c(c_pvec_ghost_put_begin(vec%h, p, n, int(op, c_int), f), stat, errmsg)
+    call ghost_put_call(vec, .true., op, props, flags, stat, errmsg)
   end subroutine pvec_ghost_put_begin
 
   !> Complete pvec_ghost_put_begin: combine the values into the local rows. Local, but every
@@ -216,4 +192,48 @@ contains
     stats%struct_size = c_sizeof(stats)
     call finish_c(c_pvec_vector_get_op_stats(vec%h, stats), stat, errmsg)
   end subroutine pvec_vector_get_op_stats
+
+  ! pvec_ghost_get (begin false) or pvec_ghost_get_begin, with the wrappers' arguments.
+  subroutine ghost_get_call(vec, begin, props, flags, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    logical, intent(in) :: begin
+    integer, intent(in), optional :: props(:)
+    integer, intent(in), optional :: flags
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n, f
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    call props_arg(props, buf, p, n)
+    if (begin) then
+      call finish_c(c_pvec_ghost_get_begin(vec%h, p, n, f), stat, errmsg)
+    else
+      call finish_c(c_pvec_ghost_get(vec%h, p, n, f), stat, errmsg)
+    end if
+  end subroutine ghost_get_call
+
+  ! pvec_ghost_put (begin false) or pvec_ghost_put_begin, with the wrappers' arguments.
+  subroutine ghost_put_call(vec, begin, op, props, flags, stat, errmsg)
+    type(pvec_vector), intent(in) :: vec
+    logical, intent(in) :: begin
+    integer, intent(in) :: op
+    integer, intent(in), optional :: props(:)
+    integer, intent(in), optional :: flags
+    integer, intent(out), optional :: stat
+    character(*), intent(inout), optional :: errmsg
+    integer(c_int), allocatable, target :: buf(:)
+    type(c_ptr) :: p
+    integer(c_int) :: n, f
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+    call props_arg(props, buf, p, n)
+    if (begin) then
+      call finish_c(c_pvec_ghost_put_begin(vec%h, p, n, int(op, c_int), f), stat, errmsg)
+    else
+      call finish_c(c_pvec_ghost_put(vec%h, p, n, int(op, c_int), f), stat, errmsg)
+    end if
+  end subroutine ghost_put_call
+
 end module pvec_distribution
