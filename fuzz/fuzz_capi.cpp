@@ -416,29 +416,29 @@ void in_flight_refusals(Model& m, bool get) {
   if (n != m.n) die("size %lld in flight, model %lld", (long long)n, (long long)m.n);
 }
 
-pvec_status ghost_get_call(Model& m, const int* list, int np, unsigned flags, bool split) {
-  if (!split) return pvec_ghost_get(m.h, list, np, flags);
-  const pvec_status s = pvec_ghost_get_begin(m.h, list, np, flags);
+// A begin's status (begin: its call), then the checks in flight and its end (get: a ghost_get).
+template <class Begin>
+pvec_status split_call(Model& m, bool get, Begin begin) {
+  const pvec_status s = begin();
+  const auto end = [&] { return get ? pvec_ghost_get_end(m.h) : pvec_ghost_put_end(m.h); };
   if (s != PVEC_SUCCESS) {  // nothing in flight
-    expect(pvec_ghost_get_end(m.h), PVEC_ERROR_STATE, "ghost_get_end after a refused begin");
+    expect(end(), PVEC_ERROR_STATE, "the end after a refused begin");
     return s;
   }
-  in_flight_refusals(m, true);
-  expect(pvec_ghost_get_end(m.h), PVEC_SUCCESS, "ghost_get_end");
+  in_flight_refusals(m, get);
+  expect(end(), PVEC_SUCCESS, get ? "ghost_get_end" : "ghost_put_end");
   return s;
+}
+
+pvec_status ghost_get_call(Model& m, const int* list, int np, unsigned flags, bool split) {
+  if (!split) return pvec_ghost_get(m.h, list, np, flags);
+  return split_call(m, true, [&] { return pvec_ghost_get_begin(m.h, list, np, flags); });
 }
 
 pvec_status ghost_put_call(Model& m, const int* list, int np, pvec_reduce_op op, unsigned flags,
                            bool split) {
   if (!split) return pvec_ghost_put(m.h, list, np, op, flags);
-  const pvec_status s = pvec_ghost_put_begin(m.h, list, np, op, flags);
-  if (s != PVEC_SUCCESS) {
-    expect(pvec_ghost_put_end(m.h), PVEC_ERROR_STATE, "ghost_put_end after a refused begin");
-    return s;
-  }
-  in_flight_refusals(m, false);
-  expect(pvec_ghost_put_end(m.h), PVEC_SUCCESS, "ghost_put_end");
-  return s;
+  return split_call(m, false, [&] { return pvec_ghost_put_begin(m.h, list, np, op, flags); });
 }
 
 // Built with -DFUZZ_CAPI_SKIP_KNOWN=1, the fuzzer steps around the faults it found that are
