@@ -138,9 +138,9 @@ struct VerletPass {
         int64_t c0 = lo[L], c1 = hi[L];
 #if !defined(__CUDA_ARCH__)
         if (cut_stencil) {
-          double budget = reach2;
-          if (DIM == 3) budget -= gap(0, a) * gap(0, a);
-          if (DIM >= 2) budget -= gap(DIM >= 2 ? DIM - 2 : 0, b) * gap(DIM >= 2 ? DIM - 2 : 0, b);
+          const double ga = DIM == 3 ? gap(0, a) : 0.0;
+          const double gb = DIM >= 2 ? gap(DIM >= 2 ? DIM - 2 : 0, b) : 0.0;
+          const double budget = reach2 - ga * ga - gb * gb;
           if (budget < 0) continue;
           const double x = static_cast<double>(xi[L]);
           const double reach = std::sqrt(budget) + 1e-6 * (2 * std::fabs(x) + g.width[L]);
