@@ -83,23 +83,21 @@ struct Kick {
   }
 };
 
-/// Forces on local particle i from its Verlet list. Ghost rows hold periodic images with
-/// shifted positions, so a plain difference is the right separation (no minimum image).
-/// Half list: each pair once in the whole run (pvec.h section 10), f added to i and -f to j
-/// (local or ghost), the pair's energy to i. Full list: f to i only, half the energy.
+/// The force on particle i and its pair energy from the neighbours nbr[e0..e1), shifted
+/// potential within the cutoff. Ghost rows hold periodic images with shifted positions, so a
+/// plain difference is the right separation (no minimum image). Half (each pair once): -f is
+/// added to every j (local or ghost) as it goes. Force and ForcePart share it.
 template <class T, bool Half>
-struct Force {
-  Columns<T> s;
-  pvec::verlet_view list;
-  Potential pot;
-  PVEC_HOST_DEVICE void operator()(std::int64_t i) const {
+struct PairSum {
+  T fx = 0, fy = 0, fz = 0;
+  double u = 0;
+  PVEC_HOST_DEVICE PairSum(const Columns<T>& s, const Potential& pot, std::int64_t i,
+                           const std::int32_t* nbr, std::int64_t e0, std::int64_t e1) {
     const std::int64_t C = s.cap;
     const T xi = s.x[i], yi = s.x[C + i], zi = s.x[2 * C + i];
     const T rc2 = static_cast<T>(pot.rc2);
-    T fx = 0, fy = 0, fz = 0;
-    double u = 0;
-    for (std::int64_t e = list.begin(i); e < list.end(i); ++e) {
-      const std::int32_t j = list[e];
+    for (std::int64_t e = e0; e < e1; ++e) {
+      const std::int32_t j = nbr[e];
       const T dx = xi - s.x[j], dy = yi - s.x[C + j], dz = zi - s.x[2 * C + j];
       const T r2 = dx * dx + dy * dy + dz * dz;
       if (r2 >= rc2) continue;
@@ -115,6 +113,22 @@ struct Force {
         add_to(&s.f[2 * C + j], -fr * dz);
       }
     }
+  }
+};
+
+/// Forces on local particle i from its Verlet list. Half list: each pair once in the whole
+/// run (pvec.h section 10), f added to i and -f to j (local or ghost), the pair's energy to i.
+/// Full list: f to i only, half the energy.
+template <class T, bool Half>
+struct Force {
+  Columns<T> s;
+  pvec::verlet_view list;
+  Potential pot;
+  PVEC_HOST_DEVICE void operator()(std::int64_t i) const {
+    const std::int64_t C = s.cap;
+    const PairSum<T, Half> p(s, pot, i, list.neighbors, list.begin(i), list.end(i));
+    const T fx = p.fx, fy = p.fy, fz = p.fz;
+    const double u = p.u;
     if (Half) {  // others may have added to i already
       add_to(&s.f[i], fx);
       add_to(&s.f[C + i], fy);

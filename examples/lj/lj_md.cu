@@ -212,8 +212,9 @@ void Simulation<T>::rebuild() {
     CHECK(pvec_verlet_build(list_));
   }
   if (opt_.overlap) {
-    columns();  // n_ after the map
-    split_.update(gpu_, list_view(), n_);
+    columns();                                   // n_ after the map
+    const pvec::verlet_view list = list_view();  // sets pairs_
+    split_.update(gpu_, list, pairs_, n_);
   }
 }
 

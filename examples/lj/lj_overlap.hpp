@@ -92,29 +92,11 @@ struct ForcePart {
   PVEC_HOST_DEVICE void operator()(std::int64_t k) const {
     const std::int64_t i = Boundary ? rows[k] : k;
     const std::int64_t C = s.cap;
-    const T xi = s.x[i], yi = s.x[C + i], zi = s.x[2 * C + i];
-    const T rc2 = static_cast<T>(pot.rc2);
-    T fx = 0, fy = 0, fz = 0;
-    double u = 0;
     const std::int64_t e0 = Boundary ? list.split[i] : list.offsets[i];
     const std::int64_t e1 = Boundary ? list.offsets[i + 1] : list.split[i];
-    for (std::int64_t e = e0; e < e1; ++e) {
-      const std::int32_t j = list.neighbors[e];
-      const T dx = xi - s.x[j], dy = yi - s.x[C + j], dz = zi - s.x[2 * C + j];
-      const T r2 = dx * dx + dy * dy + dz * dz;
-      if (r2 >= rc2) continue;
-      T fr, uij;
-      lj_pair(r2, &fr, &uij);
-      fx += fr * dx;
-      fy += fr * dy;
-      fz += fr * dz;
-      u += static_cast<double>(uij) - pot.shift;
-      if (Half) {
-        add_to(&s.f[j], -fr * dx);
-        add_to(&s.f[C + j], -fr * dy);
-        add_to(&s.f[2 * C + j], -fr * dz);
-      }
-    }
+    const PairSum<T, Half> p(s, pot, i, list.neighbors, e0, e1);
+    const T fx = p.fx, fy = p.fy, fz = p.fz;
+    const double u = p.u;
     if (Half) {
       add_to(&s.f[i], fx);
       add_to(&s.f[C + i], fy);
@@ -150,8 +132,9 @@ class SplitList {
 #endif
   }
 
-  void update(bool gpu, const pvec::verlet_view& list, std::int64_t n_local) {
-    const std::int64_t pairs = list.n > 0 ? host_offset(gpu, list) : 0;
+  /// list: the new list; pairs: its entry count (pvec_verlet_info.n_pairs, so that no copy
+  /// from the device is needed to size the partitioned copy).
+  void update(bool gpu, const pvec::verlet_view& list, std::int64_t pairs, std::int64_t n_local) {
 #if defined(__CUDACC__)
     if (gpu) {
       grow(&nbr_d_, &nbr_cap_, pairs);
@@ -200,19 +183,6 @@ class SplitList {
   std::int64_t n_rows() const { return n_rows_; }
 
  private:
-  // The list's entry count, offsets[n], read from where the offsets live.
-  static std::int64_t host_offset(bool gpu, const pvec::verlet_view& list) {
-    std::int64_t pairs = 0;
-#if defined(__CUDACC__)
-    if (gpu) {
-      cuda_check(cudaMemcpy(&pairs, list.offsets + list.n, sizeof pairs, cudaMemcpyDeviceToHost),
-                 "cudaMemcpy");
-      return pairs;
-    }
-#endif
-    (void)gpu;
-    return list.offsets[list.n];
-  }
 #if defined(__CUDACC__)
   template <class U>
   static void grow(U** p, std::int64_t* cap, std::int64_t n) {
