@@ -143,3 +143,77 @@ TEST_CASE("asynchronous removal: the count is on the device for the next kernel"
   CHECK(bad == 0);
   cudaFree(d);
 }
+
+namespace {
+
+// Which rows a removal pattern marks (k: the row's id, n: rows).
+bool marked_by(int pattern, std::int64_t k, std::int64_t n) {
+  const std::uint64_t h = static_cast<std::uint64_t>(k) * 0x9e3779b97f4a7c15ull;
+  switch (pattern) {
+    case 0:
+      return (h >> 40) % 10 == 0;  // a tenth, scattered
+    case 1:
+      return false;  // none
+    case 2:
+      return true;  // all
+    case 3:
+      return k < n / 2;  // the first half: every survivor moves far
+    case 4:
+      return k % 2 == 1;  // every other row
+    case 5:
+      return k == n - 1;  // the last row only
+    default:
+      return (h >> 40) % 10 != 0;  // nine tenths, scattered
+  }
+}
+
+// The value of component c of a particle of id k, exact in float32.
+float tensor_value(std::int64_t k, int c) { return static_cast<float>((k * 37 + c) % (1 << 23)); }
+
+}  // namespace
+
+TEST_CASE("order-kept removal on the device: many tiles, any density, every component", "[gpu]") {
+  // 36 float components (more than one launch takes), 8-byte ids and positions, int32 marks.
+  pvec::schema s;
+  const int id = s.add_scalar<std::int64_t>("id");
+  const int t = s.add_tensor<float>("t", 6, 6);
+  const int mark = s.add_scalar<std::int32_t>("mark");
+  const std::int64_t n = 3000017;  // not a multiple of a tile
+  for (int pattern = 0; pattern < 7; ++pattern) {
+    INFO("pattern " << pattern);
+    pvec::vector vec(pvec::vector_desc().dim(3).particles(n, PVEC_PLACE_LOCAL), s);
+    {
+      auto iv = vec.host_view<std::int64_t>(id);
+      auto tv = vec.host_view<float>(t);
+      auto mv = vec.host_view<std::int32_t>(mark);
+      auto xv = vec.host_view<double>(PVEC_POS);
+      for (std::int64_t k = 0; k < n; ++k) {
+        iv(k) = k;
+        for (int c = 0; c < 36; ++c) tv(k, c / 6, c % 6) = tensor_value(k, c);
+        mv(k) = marked_by(pattern, k, n) ? 1 : 0;
+        for (int d = 0; d < 3; ++d) xv(k, d) = 0.25 + 0.5 * static_cast<double>(k) / n;
+      }
+    }
+    vec.host_to_device();
+    std::vector<std::int64_t> want;
+    for (std::int64_t k = 0; k < n; ++k)
+      if (!marked_by(pattern, k, n)) want.push_back(k);
+    const std::int64_t removed = vec.remove_marked(mark, PVEC_ON_DEVICE);
+    REQUIRE(removed == n - static_cast<std::int64_t>(want.size()));
+    REQUIRE(vec.size() == static_cast<std::int64_t>(want.size()));
+    vec.device_to_host();
+    auto iv = vec.host_view<std::int64_t>(id);
+    auto tv = vec.host_view<float>(t);
+    auto xv = vec.host_view<double>(PVEC_POS);
+    std::int64_t bad_id = 0, bad_t = 0, bad_x = 0;
+    for (std::int64_t i = 0; i < vec.size(); ++i) {
+      const std::int64_t k = want[static_cast<std::size_t>(i)];
+      bad_id += iv(i) != k;
+      for (int c = 0; c < 36; ++c) bad_t += tv(i, c / 6, c % 6) != tensor_value(k, c);
+      for (int d = 0; d < 3; ++d) bad_x += xv(i, d) != 0.25 + 0.5 * static_cast<double>(k) / n;
+    }
+    CHECK(bad_id == 0);
+    CHECK(bad_t == 0);
+    CHECK(bad_x == 0);
+  }
+}
