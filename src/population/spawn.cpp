@@ -16,9 +16,11 @@ pvec_spawner open_spawn(ParticleSet& ps, bool device, int64_t max_new, SpawnStat
   const bool gpu = device && ps.cuda();
   if (!st.kind_set) {
     st.device_counter.set_kind(ps.device_kind());
+    st.landing.set_kind(ps.cuda() ? MemKind::pinned : MemKind::host);
     st.kind_set = true;
   }
   auto* counter = st.counter(gpu).ensure_as<unsigned long long>(1);
+  st.landing.ensure_as<unsigned long long>(1);  // allocated here, not in the commit
   ps.sync_stream();
   ps.flush_device();
   ps.grow_for(n + max_new, n);  // the ghosts are dropped: they need not be copied
@@ -50,10 +52,12 @@ pvec_spawner open_spawn(ParticleSet& ps, bool device, int64_t max_new, SpawnStat
 }
 
 int64_t claimed_slots(ParticleSet& ps, SpawnState& st) {
-  unsigned long long c = 0;
   const bool gpu = st.device && ps.cuda();
-  copy_bytes(&c, st.counter(gpu).ensure_as<unsigned long long>(1), sizeof c, gpu, ps.stream());
+  auto* landing = st.landing.ensure_as<unsigned long long>(1);
+  copy_bytes(landing, st.counter(gpu).ensure_as<unsigned long long>(1), sizeof *landing, gpu,
+             ps.stream());
   ps.sync_stream();
+  const unsigned long long c = *landing;
   if (c > static_cast<unsigned long long>(std::numeric_limits<int64_t>::max()))
     return std::numeric_limits<int64_t>::max();
   return static_cast<int64_t>(c);

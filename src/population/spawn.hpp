@@ -19,6 +19,9 @@ struct SpawnState {
   // The claim counter, one unsigned long long in the memory of the spawn's mirror: host
   // memory for the host mirror (of any vector), the device's for a CUDA vector's device mirror.
   ScratchBuffer host_counter, device_counter;
+  // Where the device counter is copied for the host to read at commit: page-locked memory
+  // (a copy into pageable memory goes through a staging buffer and costs several times more).
+  ScratchBuffer landing;
   bool kind_set = false;
   ScratchBuffer& counter(bool gpu) { return gpu ? device_counter : host_counter; }
 };
