@@ -16,7 +16,7 @@
 module pvec_balance
   use, intrinsic :: iso_c_binding
   use pvec_capi
-  use pvec_base, only: pvec_vector, finish_c
+  use pvec_base, only: flags_arg, pvec_vector, finish_c
   implicit none
   private
   public :: pvec_vector_get_imbalance, pvec_vector_rebalance, pvec_vector_follow, &
@@ -47,8 +47,7 @@ contains
     integer(c_int) :: wp, f, st
     wp = PVEC_NO_WEIGHT
     if (present(weight)) wp = int(weight, c_int)
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     c = 1
     w = 1
     st = c_pvec_vector_get_imbalance(vec%h, wp, f, c_loc(c), c_loc(w))
@@ -89,8 +88,7 @@ contains
     if (present(weight)) wp = int(weight, c_int)
     t = 1
     if (present(threshold)) t = threshold
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     b = 1
     a = 1
     st = c_pvec_vector_rebalance(vec%h, wp, t, f, c_loc(b), c_loc(a))
@@ -114,8 +112,7 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     call finish_c(c_pvec_vector_follow(vec%h, leader%h, f), stat, errmsg)
   end subroutine pvec_vector_follow
 

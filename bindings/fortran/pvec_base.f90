@@ -13,7 +13,7 @@ module pvec_base
   public :: pvec_status_string, pvec_last_error, pvec_c_string
   ! For the other modules of the binding (module pvec does not re-export these):
   public :: fortran_error, finish, finish_c, finish_f, finish_narrow, itoa, c_str
-  public :: props_arg, check_dim_arrays
+  public :: props_arg, flags_arg, check_dim_arrays
 
   ! ---- Handles -----------------------------------------------------------------------------------
   !> A vector (pvec_vector_t). A default-initialised one is the NULL handle. To hand it to C,
@@ -160,6 +160,14 @@ contains
     character(kind=c_char, len=:), allocatable :: r
     r = trim(s)//c_null_char
   end function c_str
+
+  !> An optional flags argument as the C int the C ABI takes: 0 when absent.
+  pure function flags_arg(flags) result(f)
+    integer, intent(in), optional :: flags
+    integer(c_int) :: f
+    f = 0
+    if (present(flags)) f = int(flags, c_int)
+  end function flags_arg
 
   !> Integer to text, without blanks.
   pure function itoa(i) result(r)

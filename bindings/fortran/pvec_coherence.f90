@@ -14,7 +14,7 @@
 module pvec_coherence
   use, intrinsic :: iso_c_binding
   use pvec_capi
-  use pvec_base, only: pvec_vector, finish_c, props_arg
+  use pvec_base, only: flags_arg, pvec_vector, finish_c, props_arg
   implicit none
   private
   public :: pvec_vector_mark_modified, pvec_vector_sync, pvec_vector_get_mirror_state
@@ -38,8 +38,7 @@ contains
     integer(c_int), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_int) :: n, f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     call props_arg(props, buf, p, n)
     call finish_c(c_pvec_vector_mark_modified(vec%h, p, n, f), stat, errmsg)
   end subroutine pvec_vector_mark_modified
@@ -59,8 +58,7 @@ contains
     integer(c_int), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_int) :: n, f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     call props_arg(props, buf, p, n)
     call finish_c(c_pvec_vector_sync(vec%h, p, n, f), stat, errmsg)
   end subroutine pvec_vector_sync

@@ -5,7 +5,7 @@ module pvec_distribution
   use, intrinsic :: iso_c_binding
   use pvec_capi
   use pvec_base, only: pvec_vector, finish, finish_c, finish_narrow, props_arg, &
-                       check_dim_arrays
+                       check_dim_arrays, flags_arg
   implicit none
   private
   public :: pvec_vector_get_rank, pvec_vector_get_nranks, pvec_vector_get_owner_rank
@@ -77,8 +77,7 @@ contains
     character(*), intent(inout), optional :: errmsg
     integer(c_int64_t), target :: nr
     integer(c_int) :: f, st
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     nr = 0
     st = c_pvec_map(vec%h, f, c_loc(nr))
     if (present(n_removed)) n_removed = nr
@@ -94,8 +93,7 @@ contains
     character(*), intent(inout), optional :: errmsg
     integer(c_int64_t), target :: nr
     integer(c_int) :: f, st
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     nr = 0
     st = c_pvec_map(vec%h, f, c_loc(nr))
     call finish_narrow(st, nr, n_removed, 'pvec_map', stat, errmsg)
@@ -204,8 +202,7 @@ contains
     integer(c_int), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_int) :: n, f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     call props_arg(props, buf, p, n)
     if (begin) then
       call finish_c(c_pvec_ghost_get_begin(vec%h, p, n, f), stat, errmsg)
@@ -226,8 +223,7 @@ contains
     integer(c_int), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_int) :: n, f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     call props_arg(props, buf, p, n)
     if (begin) then
       call finish_c(c_pvec_ghost_put_begin(vec%h, p, n, int(op, c_int), f), stat, errmsg)

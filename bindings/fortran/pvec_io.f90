@@ -18,7 +18,7 @@ module pvec_io
   use, intrinsic :: iso_c_binding
   use pvec_capi
   use pvec_base, only: pvec_vector, pvec_schema, finish, finish_c, finish_f, itoa, c_str, &
-                       props_arg
+                       props_arg, flags_arg
   implicit none
   private
   public :: pvec_metadata
@@ -145,8 +145,7 @@ contains
     integer(c_int), allocatable, target :: buf(:)
     type(c_ptr) :: p
     integer(c_int) :: n, f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     call props_arg(props, buf, p, n)
     call finish_c(c_pvec_vtk_write(vec%h, c_str(prefix), step, time, p, n, f), stat, errmsg)
   end subroutine vtk_write_i64
@@ -182,8 +181,7 @@ contains
     type(c_ptr) :: p, pk, ps, pn, pc
     integer(c_int) :: n, f, na
     integer :: k, nchars, nnum, at, an
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     call props_arg(props, buf, p, n)
     na = 0
     pk = c_null_ptr
@@ -396,8 +394,7 @@ contains
     character(*), intent(inout), optional :: errmsg
     type(pvec_vector_desc) :: d
     integer(c_int) :: f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     d = desc
     d%struct_size = c_sizeof(d)
     call finish_c(c_pvec_checkpoint_restart(c_str(path), d, schema%h, f, vec%h), stat, errmsg)

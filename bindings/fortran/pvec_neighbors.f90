@@ -17,7 +17,7 @@
 module pvec_neighbors
   use, intrinsic :: iso_c_binding
   use pvec_capi
-  use pvec_base, only: pvec_vector, pvec_cell_list, pvec_verlet, finish_c, finish_f
+  use pvec_base, only: flags_arg, pvec_vector, pvec_cell_list, pvec_verlet, finish_c, finish_f
   implicit none
   private
   public :: pvec_cell_list_create, pvec_cell_list_build, pvec_cell_list_get_info
@@ -43,8 +43,7 @@ contains
     type(c_ptr) :: h
     k = 1
     if (present(cells_per_cutoff)) k = int(cells_per_cutoff, c_int)
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     h = c_null_ptr
     list%h = c_null_ptr
     k = c_pvec_cell_list_create(vec%h, cutoff, k, f, h)
@@ -144,8 +143,7 @@ contains
     character(*), intent(inout), optional :: errmsg
     integer(c_int), target :: m
     integer(c_int) :: f, st
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     m = 0
     st = c_pvec_vector_sort(vec%h, cell_width, f, c_loc(m))
     if (present(moved)) moved = m /= 0
@@ -178,8 +176,7 @@ contains
     type(pvec_verlet_options) :: o
     k = 1
     if (present(cells_per_cutoff)) k = int(cells_per_cutoff, c_int)
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     h = c_null_ptr
     list%h = c_null_ptr
     if (present(key_prop) .or. present(skip_prop) .or. present(source)) then

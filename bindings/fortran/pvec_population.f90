@@ -10,7 +10,8 @@
 module pvec_population
   use, intrinsic :: iso_c_binding
   use pvec_capi
-  use pvec_base, only: pvec_vector, fortran_error, finish, finish_c, finish_narrow, itoa
+  use pvec_base, only: flags_arg, pvec_vector, fortran_error, finish, finish_c, &
+                       finish_narrow, itoa
   implicit none
   private
   public :: pvec_vector_remove_marked, pvec_vector_remove_marked_async
@@ -59,8 +60,7 @@ contains
     integer(c_int), intent(out) :: st
     integer(c_int64_t), target :: n
     integer(c_int) :: f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     n = 0
     st = c_pvec_vector_remove_marked(vec%h, prop, marks, f, c_loc(n))
     nr = n
@@ -257,8 +257,7 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     spawner%struct_size = c_sizeof(spawner)
     call finish_c(c_pvec_vector_spawn_begin(vec%h, max_new, f, spawner), stat, errmsg)
   end subroutine spawn_begin_i64
@@ -360,8 +359,7 @@ contains
     integer, intent(out), optional :: stat
     character(*), intent(inout), optional :: errmsg
     integer(c_int) :: f
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     call finish_c(c_pvec_vector_ids_init(vec%h, int(id_prop, c_int), f), stat, errmsg)
   end subroutine pvec_vector_ids_init
 

@@ -6,7 +6,8 @@
 module pvec_reductions
   use, intrinsic :: iso_c_binding
   use pvec_capi
-  use pvec_base, only: pvec_vector, fortran_error, finish, finish_c, itoa, pvec_c_string
+  use pvec_base, only: flags_arg, pvec_vector, fortran_error, finish, finish_c, itoa, &
+                       pvec_c_string
   implicit none
   private
   public :: pvec_vector_reduce, pvec_vector_allreduce
@@ -58,8 +59,7 @@ contains
     logical :: is_real
     integer(c_int) :: f
     character(len=:), allocatable :: what
-    f = 0
-    if (present(flags)) f = int(flags, c_int)
+    f = flags_arg(flags)
     lay%struct_size = c_sizeof(lay)
     ncomp = 1
     is_real = want_real
