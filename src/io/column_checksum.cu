@@ -8,6 +8,7 @@
 #include "backend/host_parallel.hpp"
 #include "common/error.hpp"
 #include "common/hd.hpp"
+#include "io/row_checksum.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -50,21 +51,22 @@ struct ElementTerm {
 };
 
 // Rows [a, b) of every component, one component after the other: streams each component's
-// rows and divides nothing (element (i, c) is word i * ncomp + c, or two words from twice it).
+// rows (element (i, c) is word i * ncomp + c, or two words from twice it), through the
+// vectorized strided sums of io/word_sum.cpp (only the low 32 bits of an index matter).
 template <class E>
 uint64_t host_rows(const E* base, int64_t cap, int64_t a, int64_t b, int64_t ncomp, uint64_t k0) {
+  constexpr uint32_t kStep = 0x9E3779B9u;
+  constexpr uint64_t kWords = sizeof(E) / 4;
+  const uint32_t da = static_cast<uint32_t>(kWords * static_cast<uint64_t>(ncomp)) * kStep;
   uint64_t s = 0;
   for (int64_t c = 0; c < ncomp; ++c) {
-    const E* col = base + c * cap;
-    for (int64_t i = a; i < b; ++i) {
-      const uint64_t e = static_cast<uint64_t>(i * ncomp + c);
-      if constexpr (sizeof(E) == 4) {
-        s += term(static_cast<uint32_t>(col[i]), k0 + e);
-      } else {
-        const uint64_t v = col[i], k = k0 + 2 * e;
-        s += term(static_cast<uint32_t>(v), k) + term(static_cast<uint32_t>(v >> 32), k + 1);
-      }
-    }
+    const uint64_t k = k0 + kWords * static_cast<uint64_t>(a * ncomp + c);
+    const uint32_t a0 = static_cast<uint32_t>(k) * kStep;
+    const size_t n = static_cast<size_t>(b - a);
+    if constexpr (sizeof(E) == 4)
+      s += strided_sum32(base + c * cap + a, n, a0, da);
+    else
+      s += strided_sum64(base + c * cap + a, n, a0, da);
   }
   return s;
 }

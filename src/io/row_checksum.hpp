@@ -22,6 +22,14 @@ namespace pvec::impl::io {
 // (io/word_sum.cpp: its own file, compiled for AVX2 too, and built into bench/bench_io).
 uint64_t word_sum(const unsigned char* p, size_t nbytes, uint64_t k0);
 
+// The terms of n elements v[0..n) of one component of a column, element i's first word at a
+// word index whose (uint32) k * 0x9E3779B9 is a0 + i * da (mod 2^32): 4-byte elements (one
+// word each), or 8-byte ones (low word, then the high word at the next index). The same
+// function as word_sum over the file's layout, for columns in memory (io/column_checksum.cu);
+// compiled for AVX2 too, as word_sum.
+uint64_t strided_sum32(const uint32_t* v, size_t n, uint32_t a0, uint32_t da);
+uint64_t strided_sum64(const uint64_t* v, size_t n, uint32_t a0, uint32_t da);
+
 // The sums of a dataset's rows per writer block, from rows added in any pieces, by any
 // thread at once. block_rows: the rows of each block, in file order.
 class BlockSums {
