@@ -5,6 +5,10 @@
 // resolvers run before the sanitizer runtimes start and crash ThreadSanitizer builds.
 #include "io/row_checksum.hpp"
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define PVEC_SUM_AVX2 1  // the loops are also compiled for AVX2, picked at the first call
+#endif
+
 namespace pvec::impl::io {
 namespace {
 
@@ -55,7 +59,7 @@ uint64_t strided64_default(const uint64_t* v, size_t n, uint32_t a0, uint32_t da
   return strided_body(v, n, a0, da);
 }
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(PVEC_SUM_AVX2)
 __attribute__((target("avx2"))) uint64_t sum_avx2(const unsigned char* p, size_t nbytes,
                                                   uint64_t k0) {
   return sum_body(p, nbytes, k0);
@@ -70,52 +74,36 @@ __attribute__((target("avx2"))) uint64_t strided64_avx2(const uint64_t* v, size_
 }
 #endif
 
-using SumFn = uint64_t (*)(const unsigned char*, size_t, uint64_t);
-using Strided32Fn = uint64_t (*)(const uint32_t*, size_t, uint32_t, uint32_t);
-using Strided64Fn = uint64_t (*)(const uint64_t*, size_t, uint32_t, uint32_t);
-
-bool have_avx2() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// The AVX2 build of a sum where the CPU has AVX2, else the default build.
+template <class Fn>
+Fn pick(Fn fallback, [[maybe_unused]] Fn avx2) {
+#if defined(PVEC_SUM_AVX2)
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx2");
-#else
-  return false;
+  if (__builtin_cpu_supports("avx2")) return avx2;
 #endif
+  return fallback;
 }
 
-SumFn pick_sum() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-  if (have_avx2()) return sum_avx2;
+#if defined(PVEC_SUM_AVX2)
+#define PVEC_SUM_BUILDS(name) name##_default, name##_avx2
+#else
+#define PVEC_SUM_BUILDS(name) name##_default, name##_default
 #endif
-  return sum_default;
-}
-Strided32Fn pick_strided32() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-  if (have_avx2()) return strided32_avx2;
-#endif
-  return strided32_default;
-}
-Strided64Fn pick_strided64() {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-  if (have_avx2()) return strided64_avx2;
-#endif
-  return strided64_default;
-}
 
 }  // namespace
 
 uint64_t word_sum(const unsigned char* p, size_t nbytes, uint64_t k0) {
-  static const SumFn fn = pick_sum();
+  static const auto fn = pick(PVEC_SUM_BUILDS(sum));
   return fn(p, nbytes, k0);
 }
 
 uint64_t strided_sum32(const uint32_t* v, size_t n, uint32_t a0, uint32_t da) {
-  static const Strided32Fn fn = pick_strided32();
+  static const auto fn = pick(PVEC_SUM_BUILDS(strided32));
   return fn(v, n, a0, da);
 }
 
 uint64_t strided_sum64(const uint64_t* v, size_t n, uint32_t a0, uint32_t da) {
-  static const Strided64Fn fn = pick_strided64();
+  static const auto fn = pick(PVEC_SUM_BUILDS(strided64));
   return fn(v, n, a0, da);
 }
 
