@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <sys/resource.h>
@@ -106,6 +107,63 @@ TEST_CASE("block checksums add up from rows read in any pieces", "[io]") {
   std::swap_ranges(swapped.begin(), swapped.begin() + 4, swapped.begin() + 4);
   CHECK(pio::word_sum(swapped.data(), swapped.size(), 0) !=
         pio::word_sum(rows.data(), rows.size(), 0));
+}
+
+namespace {
+
+// The strided sums of one column's components (4- or 8-byte elements E, ncomp components at
+// stride cap) over rows [a, b), the block's first word at index k0, as the writer adds them.
+template <class E>
+uint64_t column_sum(const std::vector<E>& col, int64_t cap, int64_t ncomp, int64_t a, int64_t b,
+                    uint64_t k0) {
+  constexpr uint32_t kStep = 0x9E3779B9u;
+  constexpr uint64_t kWords = sizeof(E) / 4;
+  uint64_t s = 0;
+  for (int64_t c = 0; c < ncomp; ++c) {
+    const uint32_t a0 =
+        static_cast<uint32_t>(k0 + kWords * static_cast<uint64_t>(a * ncomp + c)) * kStep;
+    const uint32_t da = static_cast<uint32_t>(kWords * static_cast<uint64_t>(ncomp)) * kStep;
+    const E* p = col.data() + c * cap + a;
+    if constexpr (sizeof(E) == 4)
+      s += pio::strided_sum32(reinterpret_cast<const uint32_t*>(p), size_t(b - a), a0, da);
+    else
+      s += pio::strided_sum64(reinterpret_cast<const uint64_t*>(p), size_t(b - a), a0, da);
+  }
+  return s;
+}
+
+// Column sums against word_sum over the same values in the file's layout (row i: its ncomp
+// elements, little-endian), for row ranges that start and end anywhere (vector tails).
+template <class E>
+void check_column_sums() {
+  for (const int64_t ncomp : {1, 3, 9}) {
+    const int64_t n = 203, cap = 256;
+    std::vector<E> col(static_cast<size_t>(ncomp * cap));
+    for (size_t i = 0; i < col.size(); ++i)
+      col[i] = static_cast<E>(0x9E3779B97F4A7C15ull * (i + 1) ^ (i << 7));
+    std::vector<unsigned char> file(static_cast<size_t>(n * ncomp) * sizeof(E));
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t c = 0; c < ncomp; ++c)
+        std::memcpy(file.data() + (i * ncomp + c) * sizeof(E), &col[size_t(c * cap + i)],
+                    sizeof(E));
+    const size_t rb = static_cast<size_t>(ncomp) * sizeof(E);
+    for (const int64_t a : {0, 1, 5, 17})
+      for (const int64_t b : {a, a + 1, a + 7, a + 64, n})
+        for (const uint64_t k0 : {uint64_t{0}, uint64_t{12345}, uint64_t{1} << 33}) {
+          INFO("element " << sizeof(E) << " bytes, ncomp " << ncomp << ", rows [" << a << ", " << b
+                          << "), k0 " << k0);
+          const uint64_t want = pio::word_sum(file.data() + a * rb, static_cast<size_t>(b - a) * rb,
+                                              k0 + static_cast<uint64_t>(a) * rb / 4);
+          CHECK(column_sum(col, cap, ncomp, a, b, k0) == want);
+        }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("column sums in memory equal the sums of the file's layout", "[io]") {
+  check_column_sums<uint32_t>();
+  check_column_sums<uint64_t>();
 }
 
 TEST_CASE("a write failing at any HDF5 call releases everything and keeps the old file",
