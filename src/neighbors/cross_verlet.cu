@@ -131,7 +131,7 @@ void VerletList::build_cross(const NeighborInput& in, const NeighborInput& src,
   if (p.key_col >= 0)
     order_by_key(ex, offsets, static_cast<int32_t*>(neighbors_.data()), n, total, most,
                  ss.column(p.key_col).mirror(p.device), ss.column(p.key_col).spec.dtype,
-                 key_order_);
+                 ns + ss.n_ghost(), key_order_);
   if (ex.on_device) stream_synchronize(ex.stream);
   stride_ = 0;
   pad_.release();

@@ -347,7 +347,6 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
   const void* pos = ps.column(0).mirror(p.device);
   const int64_t cap = ps.capacity();
   int64_t total = 0;
-  int64_t longest = -1;  // the largest count, for the key order
   with_pos_type(in.pos_dtype, [&](auto t) {
     using T = decltype(t);
     const T cut = static_cast<T>(p.cutoff + p.skin);
@@ -398,6 +397,9 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
         }
       }
       int64_t most = 0;
+      // A key-ordered device list is ordered straight from the padded rows into the CSR array,
+      // in place of their compaction (neighbors/key_order.hpp).
+      KeyOrderSource key_src;
       auto run = [&](auto half) {
         constexpr bool H = decltype(half)::value;
         if (pad != nullptr) {
@@ -418,6 +420,10 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
         total = exclusive_scan(ex, offsets, n, scan_tmp_, &most);
         int32_t* nbr = neighbors_.ensure_as<int32_t>(std::max<int64_t>(total, 1));
         if (pad != nullptr && most <= stride_) {
+          if (p.key_col >= 0 && key_order_reads_padded(ex, most)) {
+            key_src = KeyOrderSource{pad, stride_};
+            return;
+          }
 #if defined(__CUDACC__)
           if (ex.on_device) {
             compact_rows(pad, stride_, offsets, nbr, n, ex.stream);
@@ -436,17 +442,16 @@ void VerletList::build(const NeighborInput& in, const VerletParams& p) {
         run(std::true_type{});
       else
         run(std::false_type{});
-      longest = most;
+      if (p.key_col >= 0)
+        order_by_key(ex, offsets, static_cast<int32_t*>(neighbors_.data()), n, total, most,
+                     ps.column(p.key_col).mirror(p.device), ps.column(p.key_col).spec.dtype,
+                     n + n_ghost, key_order_, key_src);
       stride_ = one_pass ? next_stride(most, total, n, pad_.bytes(), ex.on_device) : 0;
       if (stride_ == 0) pad_.release();
       if (n > 0 && !x0_written)
         copy_2d(x0, n * sizeof(T), x, cap * sizeof(T), n * sizeof(T), DIM, ex.on_device, ex.stream);
     });
   });
-  if (p.key_col >= 0)
-    order_by_key(ex, offsets, static_cast<int32_t*>(neighbors_.data()), n, total, longest,
-                 ps.column(p.key_col).mirror(p.device), ps.column(p.key_col).spec.dtype,
-                 key_order_);
   if (ex.on_device) stream_synchronize(ex.stream);
   n_ = n;
   n_pairs_ = total;

@@ -209,10 +209,67 @@ TEST_CASE("key order of long neighbour lists (every sorting path of the device)"
       if (n_local(v) > 0 && cut > 0.3 && longest <= 256)
         f.addf("the dense case is not dense: ", longest, " neighbours at most");
       check_list(v, h, all, f);
+      // A rebuild (the device fills padded rows of the last build's room and orders them
+      // straight into the list when no segment passes 256 entries).
+      DIST_OK(pvec_verlet_build(l));
+      check_list(v, fetch_list(l), all, f);
       DIST_OK(pvec_verlet_destroy(l));
       DIST_OK(pvec_vector_destroy(v));
       g_cut = 0.12;
       f.require("long lists");
+    }
+}
+
+TEST_CASE("key order with ties: ascending key, then row, on every sorting path", "[neighbors]") {
+  // The key is the int32 wall flag (0 or 1): every segment is two runs of equal keys, each in
+  // row order, and holds the same neighbours as the list without a key.
+  for (double cut : {0.12, 0.27, 0.4})
+    for (Path p : {Path::host, Path::device}) {
+      INFO(name_of(p) << " path, cutoff " << cut);
+      g_cut = cut;
+      Failures f;
+      pvec_vector_t v = make_vector();
+      distribute(v, p, false);
+      const auto* wall = reinterpret_cast<const int32_t*>(column(v, kWall).base);
+      pvec_verlet_options o = options(p);
+      o.key_prop = kWall;
+      o.skip_prop = PVEC_NO_PROPERTY;
+      pvec_verlet_options plain = o;
+      plain.key_prop = PVEC_NO_PROPERTY;
+      pvec_verlet_t l = nullptr, lp = nullptr;
+      DIST_OK(pvec_verlet_create_with(v, &o, &l));
+      DIST_OK(pvec_verlet_create_with(v, &plain, &lp));
+      const HostList ref = fetch_list(lp);
+      for (int build = 0; build < 2; ++build) {
+        if (build == 1) DIST_OK(pvec_verlet_build(l));
+        const HostList h = fetch_list(l);
+        if (h.offsets != ref.offsets) {
+          f.addf("build ", build, ": the keyed list's offsets differ from the plain list's");
+          continue;
+        }
+        for (int64_t i = 0; i < h.n; ++i) {
+          const int64_t e0 = h.offsets[i], e1 = h.offsets[i + 1];
+          bool ordered = true;
+          for (int64_t e = e0 + 1; e < e1; ++e) {
+            const int32_t a = h.nbr[e - 1], b = h.nbr[e];
+            ordered = ordered && (wall[a] < wall[b] || (wall[a] == wall[b] && a < b));
+          }
+          std::vector<int32_t> got(h.nbr.begin() + e0, h.nbr.begin() + e1);
+          std::vector<int32_t> want(ref.nbr.begin() + e0, ref.nbr.begin() + e1);
+          std::sort(got.begin(), got.end());
+          std::sort(want.begin(), want.end());
+          if (!ordered || got != want) {
+            f.addf("build ", build, ", row ", i, ": ", ordered ? "" : "not in (key, row) order",
+                   got != want ? " other neighbours than the plain list" : "");
+            break;
+          }
+        }
+      }
+      DIST_OK(pvec_verlet_destroy(lp));
+      DIST_OK(pvec_verlet_destroy(l));
+      DIST_OK(pvec_vector_destroy(v));
+      g_cut = 0.12;
+      f.require("ties");
     }
 }
 
