@@ -40,7 +40,8 @@ case "$step" in
       cmake --build build-gpu -j "$J" >> "$LOGS/build.log" 2>&1
     rc=$?
     wait
-    grep -E "error|warning: " "$LOGS/build.log" | head -40
+    # nvcc's own diagnostics read "warning #NNN-D:", the host compilers' "warning:".
+    grep -E "error|warning: |warning #" "$LOGS/build.log" | head -40
     [ -n "$base" ] && tail -3 "$LOGS/build-base.log"
     echo "build rc=$rc"
     exit $rc

@@ -140,6 +140,7 @@ struct GhostCandidates {
   // Walks the combinations like an odometer (no division); with masks (fast) each cell's
   // validity is a bit, otherwise it is tested. Hands each entry to sink (rank, shift code),
   // in order; returns how many there are.
+  PVEC_HD_CALLS_FUNCTOR
   template <class Sink>
   PVEC_HD int64_t walk(const int64_t* lo, const int64_t* size, const uint32_t* mask, bool fast,
                        const double* x, Sink& sink) const {
@@ -360,6 +361,7 @@ struct GhostCandidates {
     PutAt sink{this, rec.i, first};
     emit_in_cells_to(rec, sink);
   }
+  PVEC_HD_CALLS_FUNCTOR
   template <class Sink>
   PVEC_HD void emit_in_cells_to(const Item& rec, Sink& sink) const {
     int k0[DIM], size[DIM], step[DIM];

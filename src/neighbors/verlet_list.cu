@@ -154,18 +154,20 @@ struct VerletPass {
             lead = a != ci[0] ? (a > ci[0] ? 1 : -1) : (b > ci[1] ? 1 : (b < ci[1] ? -1 : 0));
           if (DIM == 2) lead = b > ci[0] ? 1 : (b < ci[0] ? -1 : 0);
         }
-        if (!HALF || lead > 0) {
-          const int32_t e1 = g.cell_offsets[base + c1 + 1];
-          for (int32_t e = g.cell_offsets[base + c0]; e < e1; ++e) visit(g.cell_particles[e], 0);
-          continue;
+        if constexpr (HALF) {
+          if (lead <= 0) {
+            for (int64_t c = c0; c <= c1; ++c) {
+              const int64_t cell = base + c;
+              const int mode = lead < 0 || c < ci[L] ? 1 : (c == ci[L] ? 2 : 0);
+              const int32_t e0 = g.cell_offsets[cell], e1 = g.cell_offsets[cell + 1];
+              const int32_t from = mode == 1 ? e0 + g.local_count(cell) : e0;
+              for (int32_t e = from; e < e1; ++e) visit(g.cell_particles[e], mode);
+            }
+            continue;
+          }
         }
-        for (int64_t c = c0; c <= c1; ++c) {
-          const int64_t cell = base + c;
-          const int mode = lead < 0 || c < ci[L] ? 1 : (c == ci[L] ? 2 : 0);
-          const int32_t e0 = g.cell_offsets[cell], e1 = g.cell_offsets[cell + 1];
-          const int32_t from = mode == 1 ? e0 + g.local_count(cell) : e0;
-          for (int32_t e = from; e < e1; ++e) visit(g.cell_particles[e], mode);
-        }
+        const int32_t e1 = g.cell_offsets[base + c1 + 1];
+        for (int32_t e = g.cell_offsets[base + c0]; e < e1; ++e) visit(g.cell_particles[e], 0);
       }
     if (FILL != 1) offsets[i] = cnt;
   }
