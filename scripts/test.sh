@@ -4,7 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build.sh
 build=${PVEC_BUILD_DIR:-build}
+# Without a GPU the CUDA sources are compiled as a check only: for one architecture (sm_90)
+# instead of the default two, about a fifth less compile time (a first configure only: an existing
+# build keeps its settings).
+args=()
+if command -v nvcc >/dev/null 2>&1 && ! nvidia-smi -L >/dev/null 2>&1 &&
+   [ ! -f "$build/CMakeCache.txt" ]; then
+  args=(-DCMAKE_CUDA_ARCHITECTURES=90)
+fi
+bash scripts/build.sh "${args[@]}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 ctest --test-dir "$build" --output-on-failure -j "${PVEC_TEST_JOBS:-2}" "$@"
