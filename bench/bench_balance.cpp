@@ -17,7 +17,9 @@
 //                  ghost width is chosen (with untimed ghost_gets) so that their busiest rank
 //                  holds as many ghosts as the balanced boxes' busiest: both ghost_gets move
 //                  the same number of ghosts (the clustered particles' small boxes hold many
-//                  more ghosts at the same width)
+//                  more ghosts at the same width). Each vector's first ghost_get is timed, and
+//                  a second one right after it (a new plan again, the same particles): the
+//                  first also pays what a vector sets up once (buffers, their peer mappings)
 //
 // Medians of --reps repetitions, each on a fresh vector; a barrier before each timed call and
 // the largest time over the ranks. One JSON line per measurement (docs/performance.md).
@@ -59,6 +61,13 @@ void barrier() {
 double max_over_ranks(double x) {
 #ifdef BENCH_HAVE_MPI
   MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+#endif
+  return x;
+}
+
+double sum_over_ranks(double x) {
+#ifdef BENCH_HAVE_MPI
+  MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
 #endif
   return x;
 }
@@ -142,6 +151,12 @@ double matched_width(const Run& run, const RealisticSchema& s, uint64_t seed, do
   return r.ghost;
 }
 
+int64_t capacity_of(pvec_vector_t v) {
+  int64_t c = 0;
+  BENCH_PVEC(pvec_vector_get_capacity(v, &c));
+  return c;
+}
+
 double count_imbalance(pvec_vector_t v) {
   double c = 0;
   BENCH_PVEC(pvec_vector_get_imbalance(v, PVEC_NO_WEIGHT, 0, &c, nullptr));
@@ -173,6 +188,8 @@ int main(int argc, char** argv) {
     RealisticSchema s;
 
     std::vector<double> t_rebalance, t_again, t_map10, t_ghost, t_map10_equal, t_ghost_equal;
+    std::vector<double> t_ghost2, t_ghost2_equal;  // the second ghost_get of each vector
+    double grew = 0, grew_equal = 0;  // ranks whose first ghost_get grew the capacity, last rep
     std::vector<double> t_first, t_first_equal;  // the first map after the rebalance / creation
     double before = 0, after = 0;
     double ghosts = 0, ghosts_equal = 0;  // the most on a rank, last repetition
@@ -187,7 +204,10 @@ int main(int argc, char** argv) {
       t_first.push_back(timed([&] { BENCH_PVEC(pvec_map(v, on, nullptr)); }));
       move_tenth(v, run, true, seed + 300);
       t_map10.push_back(timed([&] { BENCH_PVEC(pvec_map(v, on, nullptr)); }));
+      const int64_t cap = capacity_of(v);
       t_ghost.push_back(timed([&] { BENCH_PVEC(pvec_ghost_get(v, nullptr, 0, on)); }));
+      grew = sum_over_ranks(capacity_of(v) > cap ? 1.0 : 0.0);
+      t_ghost2.push_back(timed([&] { BENCH_PVEC(pvec_ghost_get(v, nullptr, 0, on)); }));
       ghosts = max_over_ranks(static_cast<double>(ghost_count(v)));
       move_tenth(v, run, true, seed + 100);
       t_again.push_back(timed([&] {
@@ -203,12 +223,16 @@ int main(int argc, char** argv) {
       t_first_equal.push_back(timed([&] { BENCH_PVEC(pvec_map(e, on, nullptr)); }));
       move_tenth(e, run, false, seed + 300);
       t_map10_equal.push_back(timed([&] { BENCH_PVEC(pvec_map(e, on, nullptr)); }));
+      const int64_t cap_equal = capacity_of(e);
       t_ghost_equal.push_back(timed([&] { BENCH_PVEC(pvec_ghost_get(e, nullptr, 0, on)); }));
+      grew_equal = sum_over_ranks(capacity_of(e) > cap_equal ? 1.0 : 0.0);
+      t_ghost2_equal.push_back(timed([&] { BENCH_PVEC(pvec_ghost_get(e, nullptr, 0, on)); }));
       ghosts_equal = max_over_ranks(static_cast<double>(ghost_count(e)));
       BENCH_PVEC(pvec_vector_destroy(e));
     }
     const double reb = median(t_rebalance), map10 = median(t_map10), ghost = median(t_ghost);
     const double again = median(t_again);
+    const double ghost2 = median(t_ghost2), ghost2_eq = median(t_ghost2_equal);
     const double map_eq = median(t_map10_equal), ghost_eq = median(t_ghost_equal);
     const double first = median(t_first), first_eq = median(t_first_equal);
     if (rank_of() == 0) {
@@ -227,6 +251,10 @@ int main(int argc, char** argv) {
                   first * 1e3, first_eq * 1e3, first_eq > 0 ? first / first_eq : 0.0);
       std::printf("%-34s %10.3f ms %10.3f ms %8.2f\n", "ghost_get: balanced vs equal boxes",
                   ghost * 1e3, ghost_eq * 1e3, ghost_eq > 0 ? ghost / ghost_eq : 0.0);
+      std::printf("%-34s %10.3f ms %10.3f ms %8.2f\n", "second ghost_get: balanced vs equal",
+                  ghost2 * 1e3, ghost2_eq * 1e3, ghost2_eq > 0 ? ghost2 / ghost2_eq : 0.0);
+      std::printf("%-34s %12.0f %12.0f\n", "ranks growing at the first ghost_get", grew,
+                  grew_equal);
       std::printf("%-34s %12.0f %12.0f %8.2f\n", "ghosts (most on a rank)", ghosts, ghosts_equal,
                   ghosts_equal > 0 ? ghosts / ghosts_equal : 0.0);
       std::printf("%-34s %12.4f %12.4f\n", "ghost width (balanced, equal)", run.ghost, width_equal);
@@ -244,6 +272,10 @@ int main(int argc, char** argv) {
           .num("first_map_ms", first * 1e3)
           .num("first_map_equal_ms", first_eq * 1e3)
           .num("ghost_equal_ms", ghost_eq * 1e3)
+          .num("ghost2_ms", ghost2 * 1e3)
+          .num("ghost2_equal_ms", ghost2_eq * 1e3)
+          .num("ranks_grown_first_ghost", grew)
+          .num("ranks_grown_first_ghost_equal", grew_equal)
           .num("ghosts", ghosts)
           .num("ghosts_equal", ghosts_equal)
           .num("ghost_width", run.ghost)
