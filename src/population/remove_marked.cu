@@ -1,7 +1,9 @@
 // Removal by mark on the host or device mirror (population/remove_marked.hpp). One selection
 // pass over the marks lists the rows to move; every column then moves with one element
 // function per column, whose bounds are read from memory the selection wrote, so that the
-// device path needs no host synchronisation until the caller wants the count.
+// device path needs no host synchronisation until the caller wants the count. On the device
+// the order-keeping removal votes on the marks and compacts every component array in place
+// (primitives/compact_in_place.hpp) instead of listing rows.
 #include "population/remove_marked.hpp"
 
 #include "backend/device.hpp"
@@ -9,9 +11,11 @@
 #include "common/dispatch.hpp"
 #include "common/error.hpp"
 #include "common/hd.hpp"
+#include "primitives/compact_in_place.hpp"
 #include "primitives/select_if.cuh"
 
 #include <algorithm>
+#include <vector>
 
 namespace pvec::impl {
 namespace {
@@ -41,32 +45,6 @@ struct IsKeptTail {
   PVEC_HD bool operator()(int64_t i) const { return i >= n - *removed && !mark(i); }
 };
 
-// tmp[c * n + j] = base[c * cap + rows[j]] for j < *count.
-template <class W>
-struct GatherRows {
-  W* tmp;
-  const W* base;
-  int64_t n, cap, ncomp;
-  IndexList rows;
-  const int64_t* count;
-  PVEC_HD void operator()(int64_t j) const {
-    if (j >= *count) return;
-    const int64_t s = rows[j];
-    for (int64_t c = 0; c < ncomp; ++c) tmp[c * n + j] = base[c * cap + s];
-  }
-};
-// base[c * cap + j] = tmp[c * n + j] for j < *count.
-template <class W>
-struct CopyBack {
-  W* base;
-  const W* tmp;
-  int64_t n, cap, ncomp;
-  const int64_t* count;
-  PVEC_HD void operator()(int64_t j) const {
-    if (j >= *count) return;
-    for (int64_t c = 0; c < ncomp; ++c) base[c * cap + j] = tmp[c * n + j];
-  }
-};
 // base[c * cap + holes[k]] = base[c * cap + tail[k]] for k < *count (holes before the new
 // end, survivors after it: disjoint rows).
 template <class W>
@@ -123,12 +101,19 @@ void set_kinds(ParticleSet& ps, RemovalScratch& scratch) {
   scratch.kinds_set = true;
 }
 
-size_t widest_row(const ParticleSet& ps) {
-  size_t w = 0;
-  for (int k = 0; k < ps.column_count(); ++k)
-    w = std::max(w, ps.column(k).spec.elem_size * static_cast<size_t>(ps.column(k).spec.ncomp));
-  return w;
+#if defined(__CUDACC__)
+// Every component array of the mirror, for compact_in_place.
+std::vector<CompactTarget> component_arrays(ParticleSet& ps, bool device) {
+  std::vector<CompactTarget> out;
+  for (int k = 0; k < ps.column_count(); ++k) {
+    PropertyBuffer& b = ps.column(k);
+    const int es = static_cast<int>(b.spec.elem_size);
+    for (int64_t c = 0; c < b.spec.ncomp; ++c)
+      out.push_back({static_cast<char*>(b.mirror(device)) + c * ps.capacity() * es, es});
+  }
+  return out;
 }
+#endif
 
 // The passes, queued on the mirror's executor; counts[0] receives the number removed. On the
 // host the selections return their counts and the moves run in order (in place, rows only
@@ -139,25 +124,27 @@ void queue_removal(ParticleSet& ps, bool device, const MarkSource& mark, bool ke
   // The buffers of the memory the passes run in (the host's on a CUDA vector's host mirror).
   RemovalBuffers& s = ex.on_device ? scratch.device : scratch.host;
   const int64_t n = ps.n_local(), cap = ps.capacity();
+  s.votes.ensure(static_cast<size_t>((n + 31) / 32 + 1) * 4);
+#if defined(__CUDACC__)
+  if (ex.on_device && keep_order) {  // counts[1]: survivors; moved in place, in order
+    with_mark(ps, device, mark, [&](auto m) {
+      const uint32_t* votes = launch_votes(ex, n, IsKept<decltype(m)>{m}, s.votes);
+      compact_in_place_async(ex, n, votes, component_arrays(ps, device), s.rows, s.tmp, counts + 1);
+    });
+    for_each(ex, 1, Remaining{counts, n});
+    return;
+  }
+#endif
   const bool narrow = IndexList::fits_narrow(n);
   const int64_t ie = IndexList::elem_size(narrow);
   // Everything that may allocate, first: a failure leaves the vector as it was.
   IndexList a{s.removed.ensure(static_cast<size_t>(std::max<int64_t>(n, 1) * ie)), narrow};
   IndexList b{s.tail.ensure(static_cast<size_t>(std::max<int64_t>(n, 1) * ie)), narrow};
-  char* tmp = keep_order
-                  ? static_cast<char*>(s.tmp.ensure(widest_row(ps) * std::max<int64_t>(n, 1)))
-                  : nullptr;
-  s.votes.ensure(static_cast<size_t>((n + 31) / 32 + 1) * 4);
   with_mark(ps, device, mark, [&](auto m) {
     using M = decltype(m);
     if (ex.on_device) {
-      if (keep_order) {
-        // counts[1]: survivors, listed in order.
-        select_where_async(ex, n, IsKept<M>{m}, a, s.votes, s.rows, counts + 1);
-      } else {
-        select_where_async(ex, n, IsMarked<M>{m}, a, s.votes, s.rows, counts);
-        select_where_async(ex, n, IsKeptTail<M>{m, n, counts}, b, s.votes, s.rows, counts + 1);
-      }
+      select_where_async(ex, n, IsMarked<M>{m}, a, s.votes, s.rows, counts);
+      select_where_async(ex, n, IsKeptTail<M>{m, n, counts}, b, s.votes, s.rows, counts + 1);
     } else if (keep_order) {
       counts[1] = select_where(ex, n, IsKept<M>{m}, a, s.votes, s.rows);
     } else {
@@ -165,23 +152,12 @@ void queue_removal(ParticleSet& ps, bool device, const MarkSource& mark, bool ke
       counts[1] = select_where(ex, n, IsKeptTail<M>{m, n, counts}, b, s.votes, s.rows);
     }
   });
-  if (keep_order) {
-    each_column(ps, device, [&](auto* base, int64_t ncomp, auto w) {
-      using W = decltype(w);
-      if (ex.on_device) {
-        for_each(ex, n,
-                 GatherRows<W>{reinterpret_cast<W*>(tmp), base, n, cap, ncomp, a, counts + 1});
-        for_each(ex, n, CopyBack<W>{base, reinterpret_cast<W*>(tmp), n, cap, ncomp, counts + 1});
-        return;
-      }
+  if (keep_order) {  // on the host: in place, rows only move down
+    each_column(ps, device, [&](auto* base, int64_t ncomp, auto) {
       for (int64_t c = 0; c < ncomp; ++c)
         for (int64_t j = 0; j < counts[1]; ++j) base[c * cap + j] = base[c * cap + a[j]];
     });
-    if (ex.on_device) {
-      for_each(ex, 1, Remaining{counts, n});
-    } else {
-      counts[0] = n - counts[1];
-    }
+    counts[0] = n - counts[1];
     return;
   }
   each_column(ps, device, [&](auto* base, int64_t ncomp, auto w) {

@@ -18,7 +18,8 @@ struct MarkSource {
   const int32_t* flags = nullptr;  // used when column < 0
 };
 
-// The work buffers of one mirror's removals.
+// The work buffers of one mirror's removals: vote words, the in-place compaction's flags
+// (tmp), the lists of removed and tail rows, selection and scan scratch (rows), the counts.
 struct RemovalBuffers {
   ScratchBuffer votes, tmp, removed, tail, rows, counts;
 };
@@ -36,10 +37,10 @@ struct PendingRemoval {
 };
 
 // Removes the marked local particles of the mirror (device: the second mirror) and drops the
-// ghosts; returns how many were removed. keep_order: the survivors keep their order (they
-// are gathered, then copied back); else the survivors past the new end fill the holes before
-// it, in order (only as many rows move as were removed before the new end). Throws
-// NOT_SUPPORTED on the device beyond 2^31-1 local particles.
+// ghosts; returns how many were removed. keep_order: the survivors keep their order (moved
+// down in place: on the device each kept value is read and written once); else the survivors past
+// the new end fill the holes before it, in order (only as many rows move as were removed before the
+// new end). Throws NOT_SUPPORTED on the device beyond 2^31-1 local particles.
 int64_t remove_marked(ParticleSet& ps, bool device, const MarkSource& mark, bool keep_order,
                       RemovalScratch& scratch);
 
