@@ -437,6 +437,9 @@ int Simulation<T>::run() {
   double by_count = 1, by_cost = 1, worst_time[kParts];
   CHECK(pvec_vector_get_imbalance(vec_, p_cost_, on_, &by_count, &by_cost));
   MPI_Reduce(time_, worst_time, kParts, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  // The force pass's time on the ranks: what the balance achieved in time, not in weights.
+  double rates_sum = 0;
+  MPI_Reduce(&time_[kRates], &rates_sum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank_ == 0) {
     const std::int64_t ran = step - steps_at_start;
     std::printf("end: step %" PRId64 ", t = %.6f s, T = %.4f; %" PRId64 " list rebuilds\n", step, t,
@@ -466,6 +469,11 @@ int Simulation<T>::run() {
                   sampled, geo_.na, kFrontMinNa, worst);
     std::printf("imbalance: %.3f by particles, %.3f by list entries\n", by_count, by_cost);
     std::printf("state hash: 0x%016" PRIx64 "\n", sum.hash);
+    const double per = 1e3 / static_cast<double>(std::max<std::int64_t>(step - steps_at_start, 1));
+    const double mean_rates = rates_sum / size_;
+    std::printf("force pass (ms per step): slowest rank %.3f, mean %.3f (time imbalance %.3f)\n",
+                worst_time[kRates] * per, mean_rates * per,
+                mean_rates > 0 ? worst_time[kRates] / mean_rates : 1.0);
     double total = 0;
     std::printf("time per step (ms, slowest rank, %" PRId64 " steps):", ran);
     for (int k = 0; k < kParts; ++k) {
