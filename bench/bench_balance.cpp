@@ -6,7 +6,11 @@
 //   rebalance      the first call (decomposition and its map, which moves most particles: they
 //                  sit in one equal box), and a later one (after the 10% movers: the boxes shift
 //                  a little, few particles move), against a plain map with 10% movers on the
-//                  balanced boxes (the baseline, measured in the same run; target <= 3x)
+//                  balanced boxes (the baseline, measured in the same run; target <= 3x).
+//                  The first one also against the same move without the decomposition: a
+//                  second vector holding the same particles on the equal boxes takes the
+//                  balanced boxes through pvec_vector_follow, whose map sends every particle
+//                  where the rebalance's map sent it (fresh message buffers for both)
 //   map, ghost     a map with 10% movers and a ghost_get (new plan) on the balanced boxes of the
 //                  clustered particles, against the same calls on equal boxes of uniformly
 //                  spread particles, the same count per rank (target <= 1.3x). The map timed is
@@ -189,6 +193,7 @@ int main(int argc, char** argv) {
 
     std::vector<double> t_rebalance, t_again, t_map10, t_ghost, t_map10_equal, t_ghost_equal;
     std::vector<double> t_ghost2, t_ghost2_equal;  // the second ghost_get of each vector
+    std::vector<double> t_same_move;  // the first rebalance's move, by pvec_vector_follow
     double grew = 0, grew_equal = 0;  // ranks whose first ghost_get grew the capacity, last rep
     std::vector<double> t_first, t_first_equal;  // the first map after the rebalance / creation
     double before = 0, after = 0;
@@ -198,8 +203,12 @@ int main(int argc, char** argv) {
       const uint64_t seed = static_cast<uint64_t>(r) + 1;
       pvec_vector_t v = make(run, s, true, seed);
       before = count_imbalance(v);
+      pvec_vector_t same = make(run, s, true, seed);  // the same particles, equal boxes
       t_rebalance.push_back(timed(
           [&] { BENCH_PVEC(pvec_vector_rebalance(v, PVEC_NO_WEIGHT, 1.0, on, nullptr, &after)); }));
+      t_same_move.push_back(timed([&] { BENCH_PVEC(pvec_vector_follow(same, v, on)); }));
+      BENCH_PVEC(pvec_vector_follow(same, nullptr, 0));
+      BENCH_PVEC(pvec_vector_destroy(same));
       move_tenth(v, run, true, seed);
       t_first.push_back(timed([&] { BENCH_PVEC(pvec_map(v, on, nullptr)); }));
       move_tenth(v, run, true, seed + 300);
@@ -231,7 +240,7 @@ int main(int argc, char** argv) {
       BENCH_PVEC(pvec_vector_destroy(e));
     }
     const double reb = median(t_rebalance), map10 = median(t_map10), ghost = median(t_ghost);
-    const double again = median(t_again);
+    const double again = median(t_again), same_move = median(t_same_move);
     const double ghost2 = median(t_ghost2), ghost2_eq = median(t_ghost2_equal);
     const double map_eq = median(t_map10_equal), ghost_eq = median(t_ghost_equal);
     const double first = median(t_first), first_eq = median(t_first_equal);
@@ -243,6 +252,8 @@ int main(int argc, char** argv) {
       std::printf("%-34s %12.3f %12.3f %8s\n", "imbalance (after, before)", after, before, "");
       std::printf("%-34s %10.3f ms %10.3f ms %8.2f\n", "rebalance vs map of 10% movers", reb * 1e3,
                   map10 * 1e3, map10 > 0 ? reb / map10 : 0.0);
+      std::printf("%-34s %10.3f ms %10.3f ms %8.2f\n", "rebalance vs the same move (follow)",
+                  reb * 1e3, same_move * 1e3, same_move > 0 ? reb / same_move : 0.0);
       std::printf("%-34s %10.3f ms %10.3f ms %8.2f\n", "later rebalance vs map of 10%", again * 1e3,
                   map10 * 1e3, map10 > 0 ? again / map10 : 0.0);
       std::printf("%-34s %10.3f ms %10.3f ms %8.2f\n", "map 10%: balanced vs equal boxes",
@@ -266,6 +277,7 @@ int main(int argc, char** argv) {
           .num("imbalance_after", after)
           .num("rebalance_ms", reb * 1e3)
           .num("rebalance_again_ms", again * 1e3)
+          .num("same_move_ms", same_move * 1e3)
           .num("map10_ms", map10 * 1e3)
           .num("ghost_ms", ghost * 1e3)
           .num("map10_equal_ms", map_eq * 1e3)
