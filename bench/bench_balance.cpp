@@ -22,8 +22,9 @@
 //                  holds as many ghosts as the balanced boxes' busiest: both ghost_gets move
 //                  the same number of ghosts (the clustered particles' small boxes hold many
 //                  more ghosts at the same width). Each vector's first ghost_get is timed, and
-//                  a second one right after it (a new plan again, the same particles): the
-//                  first also pays what a vector sets up once (buffers, their peer mappings)
+//                  a second one right after it (a new plan again, the same particles): a first
+//                  ghost_get that grows a rank's capacity pays for it (new memory, the rows
+//                  copied), and the bench says on how many ranks it did
 //
 // Medians of --reps repetitions, each on a fresh vector; a barrier before each timed call and
 // the largest time over the ranks. One JSON line per measurement (docs/performance.md).

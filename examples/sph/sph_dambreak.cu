@@ -469,7 +469,7 @@ int Simulation<T>::run() {
                   sampled, geo_.na, kFrontMinNa, worst);
     std::printf("imbalance: %.3f by particles, %.3f by list entries\n", by_count, by_cost);
     std::printf("state hash: 0x%016" PRIx64 "\n", sum.hash);
-    const double per = 1e3 / static_cast<double>(std::max<std::int64_t>(step - steps_at_start, 1));
+    const double per = 1e3 / static_cast<double>(std::max<std::int64_t>(ran, 1));
     const double mean_rates = rates_sum / size_;
     std::printf("force pass (ms per step): slowest rank %.3f, mean %.3f (time imbalance %.3f)\n",
                 worst_time[kRates] * per, mean_rates * per,
